@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './2026-11-25T00-foundation.js';
+
+/** Every migration, by name; names sort in the order they apply. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-25T00-foundation': foundation,
+};

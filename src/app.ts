@@ -1,0 +1,97 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
+import { ulid } from 'ulid';
+import type { Config } from './config.js';
+import type { Db, Engine } from './db/database.js';
+import type { SecretBox } from './auth/secret-box.js';
+import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
+import { loggerOptions } from './logger.js';
+import { sharedSchemas } from './schemas/index.js';
+import { healthRoutes } from './http/health.js';
+import { trackAllowedMethods } from './http/method-not-allowed.js';
+import { registerApiReference, registerOpenApi } from './http/openapi.js';
+import { baseTree } from './base/index.js';
+import { managementTree } from './management/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: Db;
+    engine: Engine;
+    secretBox: SecretBox;
+  }
+  interface FastifyRequest {
+    /** The exact body bytes, for signature checks. */
+    rawBody?: Buffer;
+  }
+  interface FastifyContextConfig {
+    /** Which documented error body the route answers with (interface.md: full or short). */
+    errorShape?: ErrorShape;
+  }
+}
+
+export interface AppDependencies {
+  config: Config;
+  db: Db;
+  engine: Engine;
+  secretBox: SecretBox;
+  /** Where log lines go (tests capture them); stdout otherwise. */
+  logStream?: DestinationStream;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: loggerOptions(config.LOG_LEVEL, deps.logStream),
+    bodyLimit: config.BODY_LIMIT,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => ulid(),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('config', config);
+  app.decorate('db', deps.db);
+  app.decorate('engine', deps.engine);
+  app.decorate('secretBox', deps.secretBox);
+  app.decorateRequest('auth', null as never);
+
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  const allowedMethods = trackAllowedMethods(app);
+
+  // Keep the raw bytes: signed requests are verified against exactly what was sent.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    request.rawBody = bytes;
+    if (bytes.length === 0) return done(null, undefined);
+    parseJson(request, bytes.toString('utf8'), done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!REQUEST_ID.test(String(request.id))) request.id = ulid();
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    const methods = allowedMethods(request.url);
+    if (methods.length > 0) {
+      reply.header('allow', methods.join(', '));
+      return sendError(request, reply, new HttpError(405, `method ${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${methods.join(', ')}`));
+    }
+    return sendError(request, reply, new HttpError(404, `no route for ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  await registerOpenApi(app);
+  await app.register(healthRoutes);
+  await app.register(baseTree);
+  await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });
+  await registerApiReference(app, config.MANAGEMENT_PREFIX);
+  return app;
+}

@@ -1,0 +1,133 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, surfaceUrls, type Config } from './config.js';
+import { openDatabase, type OpenDatabase } from './db/open.js';
+import { bootstrapWorkspace, createWorkspace, isWorkspaceSlug } from './provisioning.js';
+import { createApiKey } from './repositories/api-keys.js';
+import { createServiceToken, revokeServiceToken } from './repositories/service-tokens.js';
+import { findWorkspaceBySlug, listWorkspaces } from './repositories/workspaces.js';
+import { iso } from './schemas/common.js';
+
+const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or embedded storage in DATA_DIR)
+
+  herald migrate                                   apply pending migrations
+  herald bootstrap --workspace <slug> [--actor-name N --actor-email E]
+                                                   workspace (created if missing) + service token + API key
+  herald workspace create <slug> [--name N]        a workspace with its default tenant and key pair
+  herald workspace list
+  herald service-token create [--actor-name N --actor-email E]
+  herald service-token revoke <id-or-token>
+  herald api-key create --workspace <slug> [--name N]
+
+Every command takes --json for one JSON object on stdout. Credentials are printed once and never stored in plain text.`;
+
+class UsageError extends Error {}
+
+const options = {
+  json: { type: 'boolean' },
+  workspace: { type: 'string' },
+  name: { type: 'string' },
+  'actor-name': { type: 'string' },
+  'actor-email': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+const actorFrom = (flags: Flags) =>
+  flags['actor-name'] || flags['actor-email'] ? { name: flags['actor-name'] ?? '', email: flags['actor-email'] ?? '' } : null;
+
+const requireSlug = (slug: string | undefined) => {
+  if (!slug) throw new UsageError('a workspace slug is required');
+  if (!isWorkspaceSlug(slug)) throw new UsageError(`'${slug}' is not a valid workspace slug (lowercase letters, digits, - and _)`);
+  return slug;
+};
+
+async function run(command: string[], flags: Flags, config: Config, database: OpenDatabase): Promise<Record<string, unknown>> {
+  const { db, secretBox } = database;
+  const [noun, verb, argument] = command;
+  switch (`${noun} ${verb ?? ''}`.trim()) {
+    case 'migrate':
+      return { migrated: true };
+    case 'bootstrap': {
+      const result = await bootstrapWorkspace(db, secretBox, { slug: requireSlug(flags.workspace), actor: actorFrom(flags) });
+      return { ...result, ...surfaceUrls(config) };
+    }
+    case 'workspace create': {
+      const slug = requireSlug(argument ?? flags.workspace);
+      const { workspace, defaultKey } = await db
+        .transaction()
+        .execute((trx) => createWorkspace(trx, secretBox, { slug, name: flags.name ?? slug, actor: actorFrom(flags) }));
+      return { workspace: workspace.slug, name: workspace.name, workspace_key: defaultKey.key, workspace_secret: defaultKey.secret };
+    }
+    case 'workspace list': {
+      const { rows, count } = await listWorkspaces(db, { limit: 1000, offset: 0 });
+      return { count, results: rows.map((row) => ({ slug: row.slug, name: row.name, created_at: iso(row.created_at) })) };
+    }
+    case 'service-token create': {
+      const token = await createServiceToken(db, actorFrom(flags));
+      return { service_token_id: token.id, service_token: token.token };
+    }
+    case 'service-token revoke': {
+      if (!argument) throw new UsageError('service-token revoke needs the token id or the token');
+      if (!(await revokeServiceToken(db, argument))) throw new UsageError('no live service token matches');
+      return { revoked: true };
+    }
+    case 'api-key create': {
+      const slug = requireSlug(flags.workspace);
+      const workspace = await findWorkspaceBySlug(db, slug);
+      if (!workspace) throw new UsageError(`workspace '${slug}' not found`);
+      const key = await createApiKey(db, { workspaceId: workspace.id, name: flags.name ?? 'cli', createdBy: actorFrom(flags) });
+      return { workspace: slug, api_key_id: key.id, api_key: key.apiKey };
+    }
+    default:
+      throw new UsageError(`unknown command: ${command.join(' ') || '(none)'}`);
+  }
+}
+
+const printHuman = (result: Record<string, unknown>) => {
+  for (const [key, value] of Object.entries(result)) {
+    process.stdout.write(`${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}\n`);
+  }
+};
+
+async function main(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return flags.help ? 0 : 2;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  let database: OpenDatabase | undefined;
+  try {
+    database = await openDatabase(config);
+    const result = await run(positionals, flags, config, database);
+    if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else printHuman(result);
+    return 0;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.stderr.write(`herald: ${message}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await database?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,71 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Integer = (options: { default?: number; minimum: number; maximum: number }) =>
+  Type.Integer(options);
+
+export const ConfigSchema = Type.Object({
+  PORT: Integer({ default: 3000, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_SIZE: Integer({ default: 10, minimum: 1, maximum: 200 }),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  MANAGEMENT_PREFIX: Type.String({ default: '/management', pattern: '^/[A-Za-z0-9_\\-/]*[A-Za-z0-9_\\-]$' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info' },
+  ),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  BODY_LIMIT: Integer({ default: 1_048_576, minimum: 1024, maximum: 100 * 1_048_576 }),
+  SIGNATURE_MAX_SKEW_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
+  REQUEST_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1000, maximum: 600_000 }),
+  DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {}
+
+const describe = (schema: unknown): string => {
+  const s = schema as { type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; anyOf?: { const: string }[] };
+  if (s.anyOf) return `one of ${s.anyOf.map((option) => option.const).join(', ')}`;
+  if (s.type === 'integer') return `an integer from ${s.minimum} to ${s.maximum}`;
+  if (s.pattern) return `a string matching ${s.pattern}`;
+  if (s.minLength) return `a string of at least ${s.minLength} characters`;
+  return `a ${s.type ?? 'value'}`;
+};
+
+/** Parses the environment once; the first problem found is reported as one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const known = Object.keys(ConfigSchema.properties);
+  const input: Record<string, unknown> = {};
+  for (const name of known) {
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') input[name] = raw;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input));
+  const firstError = Value.Errors(ConfigSchema, converted).First();
+  if (firstError) {
+    const name = firstError.path.replace(/^\//, '');
+    const given = input[name];
+    throw new ConfigError(
+      `Invalid configuration: ${name} must be ${describe(firstError.schema)}` +
+        (given === undefined ? '' : ` (got ${JSON.stringify(name === 'SECRET_KEY' ? '<redacted>' : given)})`),
+    );
+  }
+  const config = converted as Static<typeof ConfigSchema>;
+  if (config.DATABASE_URL && !config.SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: SECRET_KEY is required when DATABASE_URL is set (at least 32 characters; it encrypts workspace secrets at rest)',
+    );
+  }
+  return Object.freeze(config);
+}
+
+/** Where clients reach the two surfaces: PUBLIC_URL when set, else the listening address. */
+export function surfaceUrls(config: Config) {
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const root = (config.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`).replace(/\/+$/, '');
+  return { base_url: `${root}/`, management_url: `${root}${config.MANAGEMENT_PREFIX}/` };
+}

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './types.js';
+
+export type Db = Kysely<Database>;
+export type Engine = 'postgres' | 'embedded';
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; without it the embedded engine is used. */
+  url?: string;
+  poolSize?: number;
+  /** Embedded engine folder; `memory://` keeps it in memory (tests). */
+  dataDir?: string;
+  /** How long a request waits for a connection or a statement before failing. */
+  timeoutMs?: number;
+  /** Called for every statement sent: tests count round trips with it. */
+  onQuery?: (event: LogEvent) => void;
+}
+
+export interface DatabaseHandle {
+  db: Db;
+  engine: Engine;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+/** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
+const toNumber = (value: string) => Number(value);
+
+function postgresDialect(options: DatabaseOptions & { url: string }) {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.timeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}
+
+function embeddedDialect(options: DatabaseOptions) {
+  const dataDir = options.dataDir ?? './data';
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const pglite = new PGlite(dataDir, { parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber } });
+  return new PGliteDialect(pglite);
+}
+
+export function createDatabase(options: DatabaseOptions): DatabaseHandle {
+  const engine: Engine = options.url ? 'postgres' : 'embedded';
+  const dialect = options.url ? postgresDialect({ ...options, url: options.url }) : embeddedDialect(options);
+  const onQuery = options.onQuery;
+  const db = new Kysely<Database>({
+    dialect,
+    log: onQuery ? (event) => void (event.level === 'query' && onQuery(event)) : undefined,
+  });
+  return { db, engine };
+}

@@ -1,0 +1,110 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** Timestamps are written as Date or ISO string, read back as Date by both engines. */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** jsonb: objects in, objects out (both drivers parse it). */
+export type Json<T = unknown> = ColumnType<T, string | T, string | T>;
+/** jsonb with a database default: optional on insert. */
+export type JsonWithDefault<T = unknown> = ColumnType<T, string | T | undefined, string | T>;
+
+export interface ActorColumn {
+  name: string;
+  email: string;
+}
+
+export interface WorkspacesTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  description: string | null;
+  mode: Generated<string>;
+  created_at: Timestamp;
+}
+
+export interface ServiceTokensTable {
+  id: string;
+  token_hash: string;
+  actor_name: string | null;
+  actor_email: string | null;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: number;
+  name: string;
+  description: string | null;
+  key_hash: string;
+  masked_key: string;
+  created_at: Timestamp;
+  created_by: Json<ActorColumn | null> | null;
+  deleted_at: NullableTimestamp;
+  deleted_by: Json<ActorColumn | null> | null;
+}
+
+export interface WorkspaceKeysTable {
+  id: string;
+  workspace_id: number;
+  name: string;
+  key: string;
+  secret_ciphertext: string;
+  is_default: boolean;
+  is_active: Generated<boolean>;
+  is_deleted: Generated<boolean>;
+  allowed_domains: Generated<string[]>;
+  created_at: Timestamp;
+  created_by: Json<ActorColumn | null> | null;
+  rotated_at: NullableTimestamp;
+  rotated_by: Json<ActorColumn | null> | null;
+  deleted_at: NullableTimestamp;
+  deleted_by: Json<ActorColumn | null> | null;
+}
+
+export interface TenantsTable {
+  workspace_id: number;
+  tenant_id: string;
+  tenant_name: string;
+  /** Branding and settings fields of the tenant (logo, colours, timezone, blocked_channels, social_links). */
+  settings: JsonWithDefault<Record<string, unknown>>;
+  properties: JsonWithDefault<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  workspace_id: number;
+  distinct_id: string;
+  properties: JsonWithDefault<Record<string, unknown>>;
+  /** Channel entries keyed by channel name (`$email`, `$sms`, …), each an array of entries. */
+  channels: JsonWithDefault<Record<string, unknown[]>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  distinct_id: string;
+  event: string;
+  properties: JsonWithDefault<Record<string, unknown>>;
+  tenant_id: string | null;
+  insert_id: string;
+  created_at: Timestamp;
+  received_at: Timestamp;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  service_tokens: ServiceTokensTable;
+  api_keys: ApiKeysTable;
+  workspace_keys: WorkspaceKeysTable;
+  tenants: TenantsTable;
+  users: UsersTable;
+  events: EventsTable;
+}
+
+export type Workspace = Selectable<WorkspacesTable>;
+export type NewWorkspace = Insertable<WorkspacesTable>;

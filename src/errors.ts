@@ -1,0 +1,139 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export type ErrorShape = 'full' | 'short';
+export type ErrorDetail = string | Record<string, unknown> | null;
+
+const kinds: Record<number, [errorCode: string, type: string]> = {
+  400: ['validation_error', 'ValidationError'],
+  401: ['authentication_failed', 'AuthenticationFailed'],
+  403: ['permission_denied', 'PermissionDenied'],
+  404: ['not_found', 'NotFound'],
+  405: ['method_not_allowed', 'MethodNotAllowed'],
+  408: ['request_timeout', 'RequestTimeout'],
+  409: ['conflict', 'Conflict'],
+  413: ['payload_too_large', 'PayloadTooLarge'],
+  415: ['unsupported_media_type', 'UnsupportedMediaType'],
+  429: ['throttled', 'Throttled'],
+  500: ['internal_error', 'InternalError'],
+  503: ['service_unavailable', 'ServiceUnavailable'],
+};
+
+const kindOf = (status: number): [string, string] =>
+  kinds[status] ?? (status >= 500 ? ['internal_error', 'InternalError'] : ['bad_request', 'BadRequest']);
+
+/** The one error type routes and repositories throw; the error handler renders it. */
+export class HttpError extends Error {
+  readonly errorCode: string;
+  readonly type: string;
+
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly detail: ErrorDetail = null,
+    options: { errorCode?: string; type?: string } = {},
+  ) {
+    super(message);
+    const [errorCode, type] = kindOf(status);
+    this.errorCode = options.errorCode ?? errorCode;
+    this.type = options.type ?? type;
+  }
+}
+
+export const badRequest = (message: string, detail: ErrorDetail = null) => new HttpError(400, message, detail);
+export const unauthorized = (message = 'authentication failed') => new HttpError(401, message);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string, detail: ErrorDetail = null) => new HttpError(409, message, detail);
+export const unavailable = (message = 'service temporarily unavailable') => new HttpError(503, message);
+
+export interface FullErrorBody {
+  code: number;
+  error_code: string;
+  type: string;
+  message: string;
+  detail: ErrorDetail;
+}
+
+export function errorBody(error: HttpError, shape: ErrorShape) {
+  if (shape === 'short') return { code: error.status, message: error.message };
+  return {
+    code: error.status,
+    error_code: error.errorCode,
+    type: error.type,
+    message: error.message,
+    detail: error.detail,
+  } satisfies FullErrorBody;
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns Ajv's findings into `{field: reason}`, field written as a dotted path. */
+function validationDetail(issues: ValidationIssue[], context: string) {
+  const detail: Record<string, string> = {};
+  for (const issue of issues) {
+    const path = issue.instancePath.split('/').filter(Boolean);
+    if (typeof issue.params.missingProperty === 'string') path.push(issue.params.missingProperty);
+    if (typeof issue.params.additionalProperty === 'string') path.push(issue.params.additionalProperty);
+    const field = path.join('.') || context;
+    detail[field] ??= issue.params.additionalProperty
+      ? 'is not allowed'
+      : issue.params.missingProperty
+        ? 'is required'
+        : (issue.message ?? 'is invalid');
+  }
+  return detail;
+}
+
+const pgErrors: Record<string, [status: number, message: string]> = {
+  '23505': [409, 'a record with the same identifier already exists'],
+  '23503': [404, 'a referenced record does not exist'],
+  '22P02': [400, 'a value has an invalid format'],
+  '22001': [400, 'a value is too long'],
+  '22003': [400, 'a number is out of range'],
+  '22007': [400, 'a date or time value is invalid'],
+  '22008': [400, 'a date or time value is out of range'],
+  '54001': [400, 'the request is too complex'],
+};
+
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+
+/** Maps any thrown value to the HttpError a client may see: Postgres codes are translated here and only here. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  const e = error as Partial<FastifyError> & { code?: string; validation?: ValidationIssue[]; validationContext?: string };
+  if (e.validation) {
+    const context = e.validationContext ?? 'body';
+    const detail = validationDetail(e.validation, context);
+    const [field, reason] = Object.entries(detail)[0] ?? [context, 'is invalid'];
+    return new HttpError(400, `${field} ${reason}`, detail);
+  }
+  if (typeof e.code === 'string' && pgErrors[e.code]) {
+    const [status, message] = pgErrors[e.code]!;
+    return new HttpError(status, message);
+  }
+  if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(e.message ?? '')) {
+    return unavailable('the database is unavailable; try again shortly');
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new HttpError(e.statusCode, e.message ?? 'bad request');
+  }
+  return new HttpError(500, 'internal server error');
+}
+
+export const errorShapeOf = (request: FastifyRequest): ErrorShape =>
+  (request.routeOptions?.config as { errorShape?: ErrorShape } | undefined)?.errorShape ?? 'full';
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError) {
+  if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+  return reply.code(error.status).type('application/json').send(errorBody(error, errorShapeOf(request)));
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const httpError = toHttpError(error);
+  if (httpError.status >= 500) request.log.error({ err: error }, 'request failed');
+  else request.log.info({ status: httpError.status, error_code: httpError.errorCode }, httpError.message);
+  return sendError(request, reply, httpError);
+}

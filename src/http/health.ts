@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import { fullErrors } from '../schemas/common.js';
+import { unavailable } from '../errors.js';
+
+const Status = Type.Object({ status: Type.String() });
+
+/** Liveness and readiness, without authentication, for orchestrators and load balancers. */
+export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const common = { tags: ['health'], security: [] };
+  app.get('/healthz', { schema: { ...common, operationId: 'healthz', summary: 'The process is up', response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/readyz',
+    { schema: { ...common, operationId: 'readyz', summary: 'The database answers', response: { 200: Status, ...fullErrors(503) } } },
+    async () => {
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(unavailable('the database is not answering')), 2000).unref());
+      try {
+        await Promise.race([sql`select 1`.execute(app.db), timeout]);
+      } catch {
+        throw unavailable('the database is not answering');
+      }
+      return { status: 'ready' };
+    },
+  );
+};

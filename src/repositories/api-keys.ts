@@ -1,0 +1,42 @@
+import type { Db } from '../db/database.js';
+import type { ActorColumn } from '../db/types.js';
+import { hashToken, maskToken, prefixedId, randomToken } from '../auth/tokens.js';
+import { WORKSPACE_COLUMNS } from './workspaces.js';
+
+export const API_KEY_ID_PREFIX = 'ws_apik_';
+export const API_KEY_PREFIX = 'hak_';
+
+export const API_KEY_COLUMNS = ['id', 'workspace_id', 'name', 'description', 'masked_key', 'created_at', 'created_by', 'deleted_at', 'deleted_by'] as const;
+
+/** Issues a key; the key itself is returned this once and only its hash is stored. */
+export async function createApiKey(
+  db: Db,
+  input: { workspaceId: number; name: string; description?: string | null; createdBy: ActorColumn | null },
+) {
+  const apiKey = randomToken(API_KEY_PREFIX);
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      id: prefixedId(API_KEY_ID_PREFIX),
+      workspace_id: input.workspaceId,
+      name: input.name,
+      description: input.description ?? null,
+      key_hash: hashToken(apiKey),
+      masked_key: maskToken(apiKey),
+      created_by: JSON.stringify(input.createdBy),
+    })
+    .returning(API_KEY_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return { ...row, apiKey };
+}
+
+/** The workspace an API key authenticates for, if the key exists and is not disabled. */
+export function findWorkspaceByApiKey(db: Db, apiKey: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+    .select(['api_keys.id as api_key_id', ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const)])
+    .where('api_keys.key_hash', '=', hashToken(apiKey))
+    .where('api_keys.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

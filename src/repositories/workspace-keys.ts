@@ -1,0 +1,59 @@
+import type { Db } from '../db/database.js';
+import type { ActorColumn } from '../db/types.js';
+import type { SecretBox } from '../auth/secret-box.js';
+import { prefixedId, randomToken } from '../auth/tokens.js';
+
+export const WORKSPACE_KEY_ID_PREFIX = 'ws_key_';
+
+export const WORKSPACE_KEY_COLUMNS = [
+  'id', 'workspace_id', 'name', 'key', 'secret_ciphertext', 'is_default', 'is_active', 'is_deleted', 'allowed_domains',
+  'created_at', 'created_by', 'rotated_at', 'rotated_by', 'deleted_at', 'deleted_by',
+] as const;
+
+export const newWorkspaceSecret = () => randomToken('wss_');
+
+/** Creates a key/secret pair; the secret is stored encrypted and returned in plain text. */
+export async function createWorkspaceKey(
+  db: Db,
+  box: SecretBox,
+  input: { workspaceId: number; name: string; isDefault: boolean; allowedDomains?: string[]; createdBy: ActorColumn | null },
+) {
+  const secret = newWorkspaceSecret();
+  const row = await db
+    .insertInto('workspace_keys')
+    .values({
+      id: prefixedId(WORKSPACE_KEY_ID_PREFIX),
+      workspace_id: input.workspaceId,
+      name: input.name,
+      key: randomToken('wsk_', 18),
+      secret_ciphertext: box.encrypt(secret),
+      is_default: input.isDefault,
+      allowed_domains: input.allowedDomains ?? [],
+      created_by: JSON.stringify(input.createdBy),
+    })
+    .returning(WORKSPACE_KEY_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return { ...row, secret };
+}
+
+/** The workspace's pairs, default first then oldest first; deleted pairs stay listed (is_deleted). */
+export async function listWorkspaceKeys(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
+  const [rows, total] = await Promise.all([
+    db
+      .selectFrom('workspace_keys')
+      .select(WORKSPACE_KEY_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('is_default', 'desc')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('workspace_keys')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.count) };
+}

@@ -1,0 +1,64 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** A `$ref` to a schema registered once with `addSchema`, typed as the schema it points to. */
+export const ref = <T extends TSchema & { $id?: string }>(schema: T) =>
+  Type.Unsafe<Static<T>>(Type.Ref(schema.$id as string));
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 with offset' });
+
+export const FullErrorSchema = Type.Object(
+  {
+    code: Type.Integer({ description: 'HTTP status' }),
+    error_code: Type.String(),
+    type: Type.String(),
+    message: Type.String(),
+    detail: Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  },
+  { $id: 'FullError', title: 'Full error' },
+);
+
+export const ShortErrorSchema = Type.Object(
+  { code: Type.Integer({ description: 'HTTP status' }), message: Type.String() },
+  { $id: 'ShortError', title: 'Short error' },
+);
+
+export const ActorSchema = Type.Union(
+  [Type.Object({ name: Type.String(), email: Type.String() }), Type.Null()],
+  { $id: 'Actor', title: 'Actor', description: 'Who made the change; null when no actor is recorded' },
+);
+export type Actor = Static<typeof ActorSchema>;
+
+export const ListMetaSchema = Type.Object(
+  {
+    count: Type.Integer({ description: 'total items matching the query' }),
+    limit: Nullable(Type.Integer()),
+    offset: Nullable(Type.Integer()),
+  },
+  { $id: 'ListMeta', title: 'List meta' },
+);
+
+export const OffsetQuerySchema = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+});
+
+export const offsetList = <T extends TSchema>(item: T) =>
+  Type.Object({ meta: ref(ListMetaSchema), results: Type.Array(item) });
+
+export const WorkspaceParamsSchema = Type.Object({
+  workspace: Type.String({ minLength: 1, maxLength: 64, description: 'workspace slug' }),
+});
+
+
+const errorResponses = (schema: TSchema, statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, schema]));
+
+/** The 4xx/5xx responses every route documents, in the route's error shape. */
+export const fullErrors = (...statuses: number[]) => errorResponses(ref(FullErrorSchema), statuses);
+export const shortErrors = (...statuses: number[]) => errorResponses(ref(ShortErrorSchema), statuses);
+
+/** Dates leave the API as ISO 8601 with an explicit offset, as the hosted platform writes them. */
+export const iso = (date: Date | string) => (typeof date === 'string' ? new Date(date) : date).toISOString().replace('Z', '+00:00');
+export const isoOrNull = (date: Date | string | null) => (date === null ? null : iso(date));

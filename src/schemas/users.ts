@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { iso, Timestamp } from './common.js';
+
+/** Channel keys a user (or object) may carry, as they appear in the API. */
+export const CHANNEL_KEYS = ['$email', '$sms', '$whatsapp', '$inbox', '$webpush', '$androidpush', '$iospush', '$slack', '$ms_teams'] as const;
+export type ChannelKey = (typeof CHANNEL_KEYS)[number];
+
+export const ChannelEntrySchema = Type.Object(
+  {
+    value: Type.Union([Type.String(), Type.Record(Type.String(), Type.Unknown())]),
+    status: Type.String({ description: 'active or inactive' }),
+    perma_status: Type.String({ description: 'active or disabled' }),
+    id_provider: Type.Optional(Type.String()),
+  },
+  { $id: 'ChannelEntry', title: 'Channel entry' },
+);
+export type ChannelEntry = Static<typeof ChannelEntrySchema>;
+
+const channelArrays = Object.fromEntries(CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.Array(Type.Ref('ChannelEntry')))]));
+
+export const UserSchema = Type.Object(
+  {
+    distinct_id: Type.String(),
+    properties: Type.Record(Type.String(), Type.Unknown(), { description: 'custom and reserved ($locale, $timezone, …) properties' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    ...channelArrays,
+  },
+  { $id: 'User', title: 'User', description: 'A channel key appears only when the user has entries for it.' },
+);
+
+export const DistinctIdParamsSchema = Type.Object({
+  distinct_id: Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the user's identifier in the caller's system; case-sensitive" }),
+});
+
+interface UserRow {
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  channels: Record<string, unknown[]>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The User record of interface.md: channel arrays flattened beside the fields, only where non-empty. */
+export function presentUser(row: UserRow) {
+  const channels = Object.fromEntries(Object.entries(row.channels).filter(([, entries]) => entries.length > 0));
+  return {
+    distinct_id: row.distinct_id,
+    properties: row.properties,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    ...channels,
+  };
+}

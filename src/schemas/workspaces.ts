@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import type { Workspace } from '../db/types.js';
+import { SLUG_PATTERN } from '../provisioning.js';
+import { iso, Nullable, ref, Timestamp } from './common.js';
+import { WorkspaceKeySchema } from './workspace-keys.js';
+
+export const WorkspaceSchema = Type.Object(
+  {
+    slug: Type.String(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    mode: Type.String(),
+    created_at: Timestamp,
+  },
+  { $id: 'Workspace', title: 'Workspace' },
+);
+
+export const CreateWorkspaceBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, description: 'lowercase letters, digits, - and _; derived from name when absent' })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedWorkspaceSchema = Type.Object({
+  ...WorkspaceSchema.properties,
+  default_workspace_key: ref(WorkspaceKeySchema),
+});
+
+export const presentWorkspace = (row: Workspace) => ({
+  slug: row.slug,
+  name: row.name,
+  description: row.description,
+  mode: row.mode,
+  created_at: iso(row.created_at),
+});

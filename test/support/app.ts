@@ -1,0 +1,88 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { SecretBox } from '../../src/auth/secret-box.js';
+import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  engine: Engine;
+  config: Config;
+  secretBox: SecretBox;
+  /** SQL statements sent since the last `queries.reset()`. */
+  queries: { count: number; sql: string[]; reset(): void };
+  /** Every log line the app wrote, parsed. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the real app over a real database: PostgreSQL when DATABASE_URL is set
+ * (already migrated by the global setup), otherwise a fresh in-memory PGlite.
+ */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, ...env });
+  const queries = {
+    count: 0,
+    sql: [] as string[],
+    reset() {
+      this.count = 0;
+      this.sql = [];
+    },
+  };
+  const { db, engine } = createDatabase({
+    url: config.DATABASE_URL,
+    dataDir: 'memory://',
+    poolSize: 5,
+    onQuery: (event) => {
+      queries.count += 1;
+      queries.sql.push(event.query.sql);
+    },
+  });
+  if (engine === 'embedded') await migrateToLatest(db);
+  const logs: Record<string, unknown>[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
+      callback();
+    },
+  });
+  const secretBox = new SecretBox(TEST_SECRET_KEY);
+  const app = await buildApp({ config, db, engine, secretBox, logStream });
+  await app.ready();
+  queries.reset();
+  return {
+    app,
+    db,
+    engine,
+    config,
+    secretBox,
+    queries,
+    logs,
+    async close() {
+      await app.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** One app for the whole file, closed after it. */
+export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+  let testApp: TestApp | undefined;
+  beforeAll(async () => {
+    testApp = await buildTestApp(env);
+  });
+  afterAll(async () => {
+    await testApp?.close();
+  });
+  return () => {
+    if (!testApp) throw new Error('test app not built yet');
+    return testApp;
+  };
+}
