@@ -78,6 +78,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     if (!REQUEST_ID.test(String(request.id))) request.id = ulid();
     reply.header('x-request-id', request.id);
   });
+  // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
     const methods = allowedMethods(request.url);

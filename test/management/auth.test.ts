@@ -63,23 +63,24 @@ describe('management workspaces', () => {
       method: 'POST',
       url: '/management/v1/workspace/',
       headers: ws.management,
-      payload: { name: 'Production EU', description: 'live traffic' },
+      payload: { name: `Production EU ${ws.workspaceId}`, description: 'live traffic' },
     });
+    const slug = `production-eu-${ws.workspaceId}`;
     expect(created.statusCode).toBe(201);
     const body = created.json();
-    expect(body).toMatchObject({ slug: 'production-eu', name: 'Production EU', description: 'live traffic' });
+    expect(body).toMatchObject({ slug, name: `Production EU ${ws.workspaceId}`, description: 'live traffic' });
     expect(body.default_workspace_key).toMatchObject({ is_default: true, is_active: true, is_deleted: false, name: 'default' });
     expect(body.default_workspace_key.created_by).toEqual({ name: 'Test Operator', email: 'ops@example.com' });
     expect(body.default_workspace_key.id).toMatch(/^ws_key_[0-9A-Z]{26}$/);
 
-    const keys = await t().app.inject({ method: 'GET', url: '/management/v1/production-eu/ws_key/', headers: ws.management });
+    const keys = await t().app.inject({ method: 'GET', url: `/management/v1/${slug}/ws_key/`, headers: ws.management });
     expect(keys.json().results).toEqual([body.default_workspace_key]);
 
     const tenant = await t()
       .db.selectFrom('tenants')
       .innerJoin('workspaces', 'workspaces.id', 'tenants.workspace_id')
       .select('tenant_id')
-      .where('workspaces.slug', '=', 'production-eu')
+      .where('workspaces.slug', '=', slug)
       .execute();
     expect(tenant).toEqual([{ tenant_id: 'default' }]);
   });

@@ -26,7 +26,10 @@ export interface TestApp {
  * Builds the real app over a real database: PostgreSQL when DATABASE_URL is set
  * (already migrated by the global setup), otherwise a fresh in-memory PGlite.
  */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  options: { beforeReady?: (app: FastifyInstance) => void } = {},
+): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, ...env });
   const queries = {
     count: 0,
@@ -55,6 +58,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const secretBox = new SecretBox(TEST_SECRET_KEY);
   const app = await buildApp({ config, db, engine, secretBox, logStream });
+  options.beforeReady?.(app);
   await app.ready();
   queries.reset();
   return {

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
+
+type Operation = {
+  operationId?: string;
+  parameters?: { in: string; name: string }[];
+  requestBody?: unknown;
+  security?: unknown[];
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+};
+
+describe('OpenAPI', () => {
+  const t = useTestApp();
+  const fetchDocument = async (url: string) => {
+    const response = await t().app.inject({ method: 'GET', url });
+    expect(response.statusCode).toBe(200);
+    return response.json() as { openapi: string; info: { version: string }; components: { securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, Operation>> };
+  };
+
+  it('serves a 3.1 document per surface with its security schemes', async () => {
+    const base = await fetchDocument('/openapi.json');
+    const management = await fetchDocument('/management/openapi.json');
+    expect(base.openapi).toBe('3.1.0');
+    expect(management.info.version).toBe('1.2.2');
+    expect(Object.keys(base.components.securitySchemes)).toEqual(['BearerApiKey', 'SignedWorkspaceKey']);
+    expect(Object.keys(management.components.securitySchemes)).toEqual(['ServiceToken']);
+    expect(Object.keys(management.paths).every((path) => path.startsWith('/v1/'))).toBe(true);
+    expect(Object.keys(base.paths)).toContain('/v1/user/{distinct_id}/');
+  });
+
+  it('documents every route with its inputs and a response schema for every status', async () => {
+    const problems: string[] = [];
+    for (const url of ['/openapi.json', '/management/openapi.json']) {
+      const document = await fetchDocument(url);
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const where = `${method.toUpperCase()} ${url === '/openapi.json' ? '' : '/management'}${path}`;
+          if (!operation.operationId) problems.push(`${where}: no operationId`);
+          const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+          for (const name of pathParams) {
+            if (!operation.parameters?.some((p) => p.in === 'path' && p.name === name)) problems.push(`${where}: path parameter ${name} undocumented`);
+          }
+          if (['post', 'patch', 'put'].includes(method) && !operation.requestBody && !path.endsWith('/rotate/') && !path.includes('/commit/')) {
+            problems.push(`${where}: no request body schema`);
+          }
+          const responses = Object.entries(operation.responses ?? {});
+          if (!responses.some(([status]) => status.startsWith('2'))) problems.push(`${where}: no success response`);
+          const authenticated = !(Array.isArray(operation.security) && operation.security.length === 0);
+          if (authenticated && !responses.some(([status]) => status === '401')) problems.push(`${where}: no 401 response`);
+          for (const [status, response] of responses) {
+            if (status !== '204' && !response.content?.['application/json']?.schema) problems.push(`${where}: ${status} has no schema`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('renders the API reference page', async () => {
+    const response = await t().app.inject({ method: 'GET', url: '/docs/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+  });
+});
