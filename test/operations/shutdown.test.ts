@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTestApp } from '../support/app.js';
 
-describe('graceful shutdown', () => {
+describe('graceful shutdown', { timeout: 90_000 }, () => {
   it('finishes an in-flight request before closing, and refuses new ones', async () => {
     let release: () => void = () => {};
     const started = new Promise<void>((resolve) => {
