@@ -2,6 +2,8 @@ import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import { prefixedId, randomToken } from '../auth/tokens.js';
+import { conflict } from '../errors.js';
+import { WORKSPACE_COLUMNS } from './workspaces.js';
 
 export const WORKSPACE_KEY_ID_PREFIX = 'ws_key_';
 
@@ -12,7 +14,11 @@ export const WORKSPACE_KEY_COLUMNS = [
 
 export const newWorkspaceSecret = () => randomToken('wss_');
 
-/** Creates a key/secret pair; the secret is stored encrypted and returned in plain text. */
+/**
+ * Creates a key/secret pair; the secret is stored encrypted and returned in plain text.
+ * A name already used by one of the workspace's pairs (deleted ones included) is a conflict
+ * naming it; the unique constraint decides, so two concurrent creates cannot both win.
+ */
 export async function createWorkspaceKey(
   db: Db,
   box: SecretBox,
@@ -31,8 +37,10 @@ export async function createWorkspaceKey(
       allowed_domains: input.allowedDomains ?? [],
       created_by: JSON.stringify(input.createdBy),
     })
+    .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
     .returning(WORKSPACE_KEY_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!row) throw conflict(`a workspace key named '${input.name}' already exists in this workspace`, { name: 'is taken' });
   return { ...row, secret };
 }
 
@@ -56,4 +64,30 @@ export async function listWorkspaceKeys(db: Db, workspaceId: number, page: { lim
       .executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };
+}
+
+/** One pair of the workspace, deleted or not; a pair of another workspace is never found. */
+export function findWorkspaceKey(db: Db, workspaceId: number, id: string) {
+  return db
+    .selectFrom('workspace_keys')
+    .select(WORKSPACE_KEY_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The pair a signed base request names by its key, with its workspace, only while the pair
+ * may authenticate (active and not deleted). Read on every request, so pausing, deleting or
+ * rotating takes effect at once. The caller decrypts `secret_ciphertext` with the SecretBox.
+ */
+export function findAuthenticatingWorkspaceKey(db: Db, key: string) {
+  return db
+    .selectFrom('workspace_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'workspace_keys.workspace_id')
+    .select(['workspace_keys.id as workspace_key_id', 'workspace_keys.secret_ciphertext', ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const)])
+    .where('workspace_keys.key', '=', key)
+    .where('workspace_keys.is_active', '=', true)
+    .where('workspace_keys.is_deleted', '=', false)
+    .executeTakeFirst();
 }
