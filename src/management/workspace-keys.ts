@@ -4,8 +4,15 @@ import { actorOf, workspaceOf } from '../auth/request-auth.js';
 import { isPrefixedId } from '../auth/tokens.js';
 import type { Db } from '../db/database.js';
 import { badRequest, notFound } from '../errors.js';
-import { deleteWorkspaceKey, rotateWorkspaceKeySecret, setWorkspaceKeyActive } from '../repositories/workspace-key-changes.js';
-import { createWorkspaceKey, findWorkspaceKey, listWorkspaceKeys, WORKSPACE_KEY_ID_PREFIX } from '../repositories/workspace-keys.js';
+import {
+  createWorkspaceKey,
+  deleteWorkspaceKey,
+  findWorkspaceKey,
+  listWorkspaceKeys,
+  rotateWorkspaceKeySecret,
+  setWorkspaceKeyActive,
+  WORKSPACE_KEY_ID_PREFIX,
+} from '../repositories/workspace-keys.js';
 import { fullErrors, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   CreateWorkspaceKeyBodySchema,

@@ -44,21 +44,10 @@ export function findWorkspaceByApiKey(db: Db, apiKey: string) {
 
 /** The workspace's keys, oldest first; disabled keys stay listed (is_deleted). Never the key or its hash. */
 export async function listApiKeys(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
+  const scope = db.selectFrom('api_keys').where('workspace_id', '=', workspaceId);
   const [rows, total] = await Promise.all([
-    db
-      .selectFrom('api_keys')
-      .select(API_KEY_COLUMNS)
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow(),
+    scope.select(API_KEY_COLUMNS).orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };
 }

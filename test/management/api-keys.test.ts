@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import { expectFieldErrors } from '../support/validation.js';
 
 const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
@@ -52,20 +53,14 @@ describe('management API keys', () => {
 
     it('answers bad bodies with 400 keyed by field', async () => {
       const ws = await createWorkspaceFixture(t());
-      const cases: [object, string][] = [
+      await expectFieldErrors((payload) => call(ws, 'POST', '', payload), [
         [{}, 'name'],
         [{ name: '' }, 'name'],
         [{ name: ' ' }, 'name'],
         [{ name: 'x'.repeat(101) }, 'name'],
         [{ name: 'ok', description: 'd'.repeat(2001) }, 'description'],
         [{ name: 'ok', scopes: ['all'] }, 'scopes'],
-      ];
-      for (const [payload, field] of cases) {
-        const response = await call(ws, 'POST', '', payload);
-        expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-        expect(response.json()).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
-        expect(Object.keys(response.json().detail), JSON.stringify(payload)).toContain(field);
-      }
+      ]);
     });
   });
 

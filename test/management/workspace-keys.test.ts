@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import { expectFieldErrors } from '../support/validation.js';
 import { createServiceToken } from '../../src/repositories/service-tokens.js';
 import { findAuthenticatingWorkspaceKey } from '../../src/repositories/workspace-keys.js';
 
@@ -122,9 +123,16 @@ describe('management workspace keys', () => {
       await create(other, { name: 'ci' });
     });
 
+    it('lets exactly one of several concurrent creates with one name win', async () => {
+      const ws = await createWorkspaceFixture(t());
+      const responses = await Promise.all(Array.from({ length: 5 }, () => call(ws, 'POST', '', { name: 'race' })));
+      expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
+      for (const r of responses.filter((r) => r.statusCode === 409)) expect(r.json().message).toBe("a workspace key named 'race' already exists in this workspace");
+    });
+
     it('answers bad bodies with 400 keyed by field', async () => {
       const ws = await createWorkspaceFixture(t());
-      const cases: [object, string][] = [
+      await expectFieldErrors((payload) => call(ws, 'POST', '', payload), [
         [{}, 'name'],
         [{ name: '' }, 'name'],
         [{ name: '   ' }, 'name'],
@@ -134,13 +142,7 @@ describe('management workspace keys', () => {
         [{ name: 'ok', allowed_domains: ['good.example', 'bad domain'] }, 'allowed_domains.1'],
         [{ name: 'ok', allowed_domains: ['-bad.example'] }, 'allowed_domains.0'],
         [{ name: 'ok', allowed_domains: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }, 'allowed_domains'],
-      ];
-      for (const [payload, field] of cases) {
-        const response = await call(ws, 'POST', '', payload);
-        expect(response.statusCode, JSON.stringify(payload)).toBe(400);
-        expect(response.json()).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
-        expect(Object.keys(response.json().detail), JSON.stringify(payload)).toContain(field);
-      }
+      ]);
       expect((await call(ws, 'GET', '')).json().meta.count).toBe(1);
     });
   });
