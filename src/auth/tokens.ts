@@ -4,6 +4,10 @@ import { ulid } from 'ulid';
 /** A prefixed identifier: `ws_apik_` + 26-character ULID, and the like. */
 export const prefixedId = (prefix: string) => `${prefix}${ulid()}`;
 
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Whether an id has the shape prefixedId makes; anything else cannot name a record. */
+export const isPrefixedId = (prefix: string, id: string) => id.startsWith(prefix) && ULID.test(id.slice(prefix.length));
+
 /** A high-entropy secret (256 bits unless told), URL-safe, with a prefix that says what it is. */
 export const randomToken = (prefix: string, bytes = 32) => `${prefix}${randomBytes(bytes).toString('base64url')}`;
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { apiKeyRoutes } from './api-keys.js';
 import { authenticateManagementRequest } from '../auth/service-token-auth.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
@@ -11,4 +12,5 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(workspaceRoutes);
   await app.register(workspaceKeyRoutes);
+  await app.register(apiKeyRoutes);
 };

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { hashToken, maskToken, prefixedId, randomToken } from '../auth/tokens.js';
@@ -39,4 +40,31 @@ export function findWorkspaceByApiKey(db: Db, apiKey: string) {
     .where('api_keys.key_hash', '=', hashToken(apiKey))
     .where('api_keys.deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** The workspace's keys, oldest first; disabled keys stay listed (is_deleted). Never the key or its hash. */
+export async function listApiKeys(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
+  const scope = db.selectFrom('api_keys').where('workspace_id', '=', workspaceId);
+  const [rows, total] = await Promise.all([
+    scope.select(API_KEY_COLUMNS).orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.count) };
+}
+
+/**
+ * Disables a key of this workspace in one UPDATE: false when no usable key has that id here
+ * (unknown, already disabled, or another workspace's). Base auth reads deleted_at on every
+ * request, so the key fails from the next call on.
+ */
+export async function disableApiKey(db: Db, input: { workspaceId: number; id: string; deletedBy: ActorColumn | null }) {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ deleted_at: sql<Date>`now()`, deleted_by: JSON.stringify(input.deletedBy) })
+    .where('workspace_id', '=', input.workspaceId)
+    .where('id', '=', input.id)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }

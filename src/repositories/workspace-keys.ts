@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import { prefixedId, randomToken } from '../auth/tokens.js';
+import { conflict } from '../errors.js';
+import { WORKSPACE_COLUMNS } from './workspaces.js';
 
 export const WORKSPACE_KEY_ID_PREFIX = 'ws_key_';
 
@@ -12,7 +15,11 @@ export const WORKSPACE_KEY_COLUMNS = [
 
 export const newWorkspaceSecret = () => randomToken('wss_');
 
-/** Creates a key/secret pair; the secret is stored encrypted and returned in plain text. */
+/**
+ * Creates a key/secret pair; the secret is stored encrypted and returned in plain text.
+ * A name already used by one of the workspace's pairs (deleted ones included) is a conflict
+ * naming it; the unique constraint decides, so two concurrent creates cannot both win.
+ */
 export async function createWorkspaceKey(
   db: Db,
   box: SecretBox,
@@ -31,29 +38,78 @@ export async function createWorkspaceKey(
       allowed_domains: input.allowedDomains ?? [],
       created_by: JSON.stringify(input.createdBy),
     })
+    .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
     .returning(WORKSPACE_KEY_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!row) throw conflict(`a workspace key named '${input.name}' already exists in this workspace`, { name: 'is taken' });
   return { ...row, secret };
 }
 
 /** The workspace's pairs, default first then oldest first; deleted pairs stay listed (is_deleted). */
 export async function listWorkspaceKeys(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
+  const scope = db.selectFrom('workspace_keys').where('workspace_id', '=', workspaceId);
   const [rows, total] = await Promise.all([
-    db
-      .selectFrom('workspace_keys')
-      .select(WORKSPACE_KEY_COLUMNS)
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('is_default', 'desc')
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    db
-      .selectFrom('workspace_keys')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow(),
+    scope.select(WORKSPACE_KEY_COLUMNS).orderBy('is_default', 'desc').orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };
+}
+
+/** One pair of the workspace, deleted or not; a pair of another workspace is never found. */
+export function findWorkspaceKey(db: Db, workspaceId: number, id: string) {
+  return db
+    .selectFrom('workspace_keys')
+    .select(WORKSPACE_KEY_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The pair a signed base request names by its key, with its workspace, only while the pair
+ * may authenticate (active and not deleted). Read on every request, so pausing, deleting or
+ * rotating takes effect at once. The caller decrypts `secret_ciphertext` with the SecretBox.
+ */
+export function findAuthenticatingWorkspaceKey(db: Db, key: string) {
+  return db
+    .selectFrom('workspace_keys')
+    .innerJoin('workspaces', 'workspaces.id', 'workspace_keys.workspace_id')
+    .select(['workspace_keys.id as workspace_key_id', 'workspace_keys.secret_ciphertext', ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const)])
+    .where('workspace_keys.key', '=', key)
+    .where('workspace_keys.is_active', '=', true)
+    .where('workspace_keys.is_deleted', '=', false)
+    .executeTakeFirst();
+}
+
+/**
+ * State changes of a workspace pair. Each is one UPDATE … RETURNING on a pair that is not
+ * deleted: the row lock serialises concurrent changes, and what a caller gets back is exactly
+ * what it wrote. `undefined` means no live pair matched (unknown, deleted, or — for delete — default).
+ */
+const updateLivePair = (db: Db, workspaceId: number, id: string) =>
+  db.updateTable('workspace_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).where('is_deleted', '=', false);
+
+/** A new secret, same key. The old secret stops authenticating as soon as this commits. */
+export function rotateWorkspaceKeySecret(db: Db, box: SecretBox, input: { workspaceId: number; id: string; rotatedBy: ActorColumn | null }) {
+  return updateLivePair(db, input.workspaceId, input.id)
+    .set({ secret_ciphertext: box.encrypt(newWorkspaceSecret()), rotated_at: sql<Date>`now()`, rotated_by: JSON.stringify(input.rotatedBy) })
+    .returning(WORKSPACE_KEY_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Soft delete: the pair stays listed with is_deleted, can no longer authenticate, and never comes back. */
+export function deleteWorkspaceKey(db: Db, input: { workspaceId: number; id: string; deletedBy: ActorColumn | null }) {
+  return updateLivePair(db, input.workspaceId, input.id)
+    .where('is_default', '=', false)
+    .set({ is_deleted: true, is_active: false, deleted_at: sql<Date>`now()`, deleted_by: JSON.stringify(input.deletedBy) })
+    .returning('id')
+    .executeTakeFirst();
+}
+
+/** Pause (false) or resume (true) a pair; setting the current value again is a no-op that succeeds. */
+export function setWorkspaceKeyActive(db: Db, input: { workspaceId: number; id: string; isActive: boolean }) {
+  return updateLivePair(db, input.workspaceId, input.id)
+    .set({ is_active: input.isActive })
+    .returning(WORKSPACE_KEY_COLUMNS)
+    .executeTakeFirst();
 }

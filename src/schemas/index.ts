@@ -1,7 +1,8 @@
+import { ApiKeySchema, CreatedApiKeySchema } from './api-keys.js';
 import { ActorSchema, FullErrorSchema, ListMetaSchema, ShortErrorSchema } from './common.js';
 import { ChannelEntrySchema, UserSchema } from './users.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
-export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema];
+export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema, ApiKeySchema, CreatedApiKeySchema];

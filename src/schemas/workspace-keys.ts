@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { WorkspaceKeysTable } from '../db/types.js';
 import type { SecretBox } from '../auth/secret-box.js';
-import { ActorSchema, iso, isoOrNull, Nullable, ref, Timestamp } from './common.js';
+import { ActorSchema, iso, isoOrNull, Nullable, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
 
 export const WorkspaceKeySchema = Type.Object(
   {
@@ -45,3 +45,29 @@ export function presentWorkspaceKey(row: WorkspaceKeyRow, box: SecretBox): Works
     deleted_by: row.deleted_by ?? null,
   };
 }
+
+export const WorkspaceKeyParamsSchema = Type.Object({
+  ...WorkspaceParamsSchema.properties,
+  id: Type.String({ description: 'workspace key id: `ws_key_` + ULID; any other value is not found (404)' }),
+});
+
+export const CreateWorkspaceKeyBodySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'unique among the workspace’s pairs, deleted ones included' }),
+    allowed_domains: Type.Optional(
+      Type.Array(Type.String({ format: 'hostname', maxLength: 253, description: 'a host name such as app.example.com' }), {
+        maxItems: 100,
+        description: 'host names associated with the key; stored lower-cased, without a trailing dot, duplicates dropped',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateWorkspaceKeyBodySchema = Type.Object(
+  { is_active: Type.Boolean({ description: 'false pauses the pair (it stops authenticating), true resumes it' }) },
+  { additionalProperties: false },
+);
+
+/** Host names compare case-insensitively and may end with the root dot: keep one spelling of each. */
+export const normalizeDomains = (domains: string[] = []) => [...new Set(domains.map((d) => d.toLowerCase().replace(/\.$/, '')))];
