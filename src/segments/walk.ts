@@ -183,6 +183,8 @@ export function walkSelect(body: Body, ctes: ReadonlySet<string>, depth: number)
 const SELECT_LISTS = new Set(['distinctClause', 'targetList', 'fromClause', 'groupClause', 'windowClause', 'valuesLists', 'sortClause']);
 const SELECT_NODES = new Set(['whereClause', 'havingClause', 'limitOffset', 'limitCount']);
 
+const CTE_FIELDS = new Set(['ctename', 'aliascolnames', 'ctematerialized', 'ctequery', 'location']);
+
 function walkWith(withClause: Body, outer: ReadonlySet<string>, depth: number): ReadonlySet<string> {
   if (withClause.recursive) throw new Refusal('WITH RECURSIVE is not allowed');
   const visible = new Set(outer);
@@ -192,7 +194,9 @@ function walkWith(withClause: Body, outer: ReadonlySet<string>, depth: number): 
     const query = cte.ctequery as TaggedNode | undefined;
     if (!query?.SelectStmt) throw new Refusal(`WITH ${String(cte.ctename)} must be a SELECT: data-changing statements are not allowed`);
     if (cte.search_clause || cte.cycle_clause) throw new Refusal('SEARCH and CYCLE clauses are not allowed');
-    walkNodes(cte.aliascolnames, visible, depth + 1);
+    const unknown = Object.keys(cte).find((field) => !CTE_FIELDS.has(field));
+    if (unknown) throw new Refusal(`unsupported WITH clause ${unknown}`);
+    if (cte.aliascolnames) walkNodes(cte.aliascolnames, visible, depth + 1);
     // A non-recursive CTE sees the ones defined before it, never itself or later ones.
     walkSelect(query.SelectStmt, visible, depth + 1);
     visible.add(String(cte.ctename));
