@@ -21,23 +21,33 @@ const entriesOf = (channel: string) =>
  * `herald_segment` (NOLOGIN) and grants it to the database user before migrating.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  // SET ROLE needs membership (with the SET option on PostgreSQL 16+) unless the user is a superuser.
   await sql`
     do $$
+    declare
+      can_set boolean;
     begin
       if not exists (select from pg_roles where rolname = 'herald_segment') then
-        create role herald_segment nologin;
+        begin
+          create role herald_segment nologin;
+        exception when duplicate_object or unique_violation then
+          null; -- another database of the cluster created it at the same moment
+        end;
       end if;
-    exception when duplicate_object or unique_violation then
-      null; -- another database of the cluster created it at the same moment
-    end
-    $$`.execute(db);
-  // SET ROLE needs membership unless the migrating user is a superuser.
-  await sql`
-    do $$
-    begin
-      if not (select rolsuper from pg_roles where rolname = current_user) then
+      if (select rolsuper from pg_roles where rolname = current_user) then
+        return;
+      end if;
+      if current_setting('server_version_num')::int >= 160000 then
+        can_set := pg_has_role(current_user, 'herald_segment', 'SET');
+      else
+        can_set := pg_has_role(current_user, 'herald_segment', 'MEMBER');
+      end if;
+      if not can_set then
         execute format('grant herald_segment to %I', current_user);
       end if;
+    exception when insufficient_privilege then
+      raise exception 'segment queries run as the role herald_segment, which % may not create or join', current_user
+        using hint = format('Give %I CREATEROLE, or have a superuser run: CREATE ROLE herald_segment NOLOGIN; GRANT herald_segment TO %I;', current_user, current_user);
     end
     $$`.execute(db);
 
