@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, seedSegmentWorkspaces, type SegmentSeed } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
 
 /** [what it tries, the query, a word the refusal's reason must contain]. */
 const HOSTILE: [string, string, string][] = [
@@ -144,17 +144,14 @@ const HOSTILE: [string, string, string][] = [
 
 describe('POST /v1/subscriber_list/~/dry_run/ refuses hostile queries', () => {
   const t = useTestApp();
-  let seed: SegmentSeed;
-  beforeAll(async () => {
-    seed = await seedSegmentWorkspaces(t());
-  });
+  const seed = useSegmentWorkspaces(t);
 
   it('holds at least 60 hostile cases', () => {
     expect(HOSTILE.length).toBeGreaterThanOrEqual(60);
   });
 
   it.each(HOSTILE)('refuses %s with 400', async (_name, query, reason) => {
-    const response = await dryRun(t(), seed.ws, query);
+    const response = await dryRun(t(), seed().ws, query);
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body).toMatchObject({ code: 400, error_code: 'error', type: 'ValidationError' });
@@ -165,9 +162,9 @@ describe('POST /v1/subscriber_list/~/dry_run/ refuses hostile queries', () => {
 
   it('changed nothing: rows, tables and the sequence are as seeded', async () => {
     const db = t().db;
-    const users = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', 'in', [seed.ws.workspaceId, seed.other.workspaceId]).executeTakeFirstOrThrow();
+    const users = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', 'in', [seed().ws.workspaceId, seed().other.workspaceId]).executeTakeFirstOrThrow();
     expect(users.n).toBe(20);
-    const events = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', 'in', [seed.ws.workspaceId, seed.other.workspaceId]).executeTakeFirstOrThrow();
+    const events = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', 'in', [seed().ws.workspaceId, seed().other.workspaceId]).executeTakeFirstOrThrow();
     expect(events.n).toBe(10);
     const evil = await sql<{ name: string | null }>`select to_regclass('evil')::text as name`.execute(db);
     expect(evil.rows[0]!.name).toBeNull();

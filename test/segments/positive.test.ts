@@ -1,6 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, seedSegmentWorkspaces, type SegmentSeed } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
 
 const fillers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ distinct_id: `user-${String(from + i).padStart(2, '0')}` }));
 
@@ -141,24 +141,21 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
 
 describe('POST /v1/subscriber_list/~/dry_run/ answers realistic segment queries', () => {
   const t = useTestApp();
-  let seed: SegmentSeed;
-  beforeAll(async () => {
-    seed = await seedSegmentWorkspaces(t());
-  });
+  const seed = useSegmentWorkspaces(t);
 
   it('holds at least 20 segment queries', () => {
     expect(SEGMENTS.length).toBeGreaterThanOrEqual(20);
   });
 
   it.each(SEGMENTS)('%s', async (_name, query, expected) => {
-    const response = await dryRun(t(), seed.ws, query);
+    const response = await dryRun(t(), seed().ws, query);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ data: expected });
     for (const marker of OTHER_WORKSPACE_MARKERS) expect(response.body).not.toContain(marker);
   });
 
   it('returns every users column with its natural JSON type', async () => {
-    const response = await dryRun(t(), seed.ws, "select * from users where distinct_id = 'carol'");
+    const response = await dryRun(t(), seed().ws, "select * from users where distinct_id = 'carol'");
     expect(response.statusCode).toBe(200);
     expect(response.json().data).toEqual([
       {
@@ -181,25 +178,25 @@ describe('POST /v1/subscriber_list/~/dry_run/ answers realistic segment queries'
 
   it('keeps numbers, booleans, nulls and nested jsonb as JSON', async () => {
     const query = "select distinct_id, 1.5 as ratio, true as flag, null as nothing, jsonb_build_object('n', 1, 'a', array[1, 2]) as doc from users where distinct_id = 'alice'";
-    const response = await dryRun(t(), seed.ws, query);
+    const response = await dryRun(t(), seed().ws, query);
     expect(response.json()).toEqual({ data: [{ distinct_id: 'alice', ratio: 1.5, flag: true, nothing: null, doc: { n: 1, a: [1, 2] } }] });
   });
 
   it('lets the database stop after 10 rows: the 11th row is never computed', async () => {
     // Row 11 would divide by zero; only a query that stops at 10 rows succeeds.
     const query = 'select distinct_id from (select distinct_id, row_number() over (order by distinct_id) as n from users) s where 1.0 / (11 - n) > 0';
-    const response = await dryRun(t(), seed.ws, query);
+    const response = await dryRun(t(), seed().ws, query);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toHaveLength(10);
   });
 
   it('answers an empty result with an empty list', async () => {
-    const response = await dryRun(t(), seed.ws, "select distinct_id from users where user_properties->>'plan' = 'stolen'");
+    const response = await dryRun(t(), seed().ws, "select distinct_id from users where user_properties->>'plan' = 'stolen'");
     expect(response.json()).toEqual({ data: [] });
   });
 
   it('sees only the other workspace in the other workspace', async () => {
-    const response = await dryRun(t(), seed.other, 'select distinct_id, user_properties->>\'plan\' as plan from users order by distinct_id');
+    const response = await dryRun(t(), seed().other, 'select distinct_id, user_properties->>\'plan\' as plan from users order by distinct_id');
     expect(response.json()).toEqual({
       data: [
         { distinct_id: 'alice', plan: 'stolen' },

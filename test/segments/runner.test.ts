@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runSegmentQuery } from '../../src/segments/runner.js';
 import { useTestApp } from '../support/app.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, seedSegmentWorkspaces, type SegmentSeed } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
 
 /**
  * The database's own defences, tested without the guard in front: even a query the guard would
@@ -10,16 +10,12 @@ import { dryRun, OTHER_WORKSPACE_MARKERS, seedSegmentWorkspaces, type SegmentSee
  */
 describe('segment runner', () => {
   const t = useTestApp({ SEGMENT_QUERY_TIMEOUT_MS: '100' });
-  let seed: SegmentSeed;
-  const run = (statement: string, workspaceId = seed.ws.workspaceId) =>
+  const seed = useSegmentWorkspaces(t);
+  const run = (statement: string, workspaceId = seed().ws.workspaceId) =>
     runSegmentQuery(t().db, statement, { workspaceId, timeoutMs: 100 }).then(
       (rows) => ({ rows, error: undefined }),
       (error: { status: number; detail: { query: string } }) => ({ rows: undefined, error }),
     );
-
-  beforeAll(async () => {
-    seed = await seedSegmentWorkspaces(t());
-  });
 
   it('runs read-only, as herald_segment, with a timeout, a work_mem bound and the segment schema only', async () => {
     const { rows } = await run(`select current_user as distinct_id,
@@ -33,7 +29,7 @@ describe('segment runner', () => {
         timeout: '100ms',
         work_mem: '4MB',
         search_path: 'segment, pg_temp',
-        workspace: String(seed.ws.workspaceId),
+        workspace: String(seed().ws.workspaceId),
         zone: 'UTC',
       },
     ]);
@@ -41,7 +37,7 @@ describe('segment runner', () => {
 
   it('leaves the connection as it found it', async () => {
     await t().db.connection().execute(async (connection) => {
-      await runSegmentQuery(connection, 'select distinct_id from users', { workspaceId: seed.ws.workspaceId, timeoutMs: 100 });
+      await runSegmentQuery(connection, 'select distinct_id from users', { workspaceId: seed().ws.workspaceId, timeoutMs: 100 });
       const after = await sql<{ role: string; workspace: string | null; readOnly: string }>`
         select current_user as role, current_setting('herald.workspace_id', true) as workspace,
           current_setting('transaction_read_only') as "readOnly"`.execute(connection);
@@ -75,7 +71,7 @@ describe('segment runner', () => {
     const mine = await run('select distinct_id from users order by distinct_id limit 100');
     expect(mine.rows).toHaveLength(10);
     expect(JSON.stringify(mine.rows)).not.toMatch(/other-secret/);
-    const theirs = await run('select distinct_id from events', seed.other.workspaceId);
+    const theirs = await run('select distinct_id from events', seed().other.workspaceId);
     expect(theirs.rows).toEqual([{ distinct_id: 'other-secret-1' }, { distinct_id: 'alice' }]);
     const none = await sql<{ n: number }>`select count(*)::int as n from segment.users`.execute(t().db);
     expect(none.rows[0]!.n).toBe(0);
@@ -92,12 +88,12 @@ describe('segment runner', () => {
   it('stops a query running past SEGMENT_QUERY_TIMEOUT_MS with a 400 on PostgreSQL (embedded: not enforced)', async () => {
     await t()
       .db.insertInto('events')
-      .values(Array.from({ length: 60 }, (_, i) => ({ workspace_id: seed.ws.workspaceId, distinct_id: 'bulk', event: 'tick', insert_id: `tick-${i}`, created_at: new Date() })))
+      .values(Array.from({ length: 60 }, (_, i) => ({ workspace_id: seed().ws.workspaceId, distinct_id: 'bulk', event: 'tick', insert_id: `tick-${i}`, created_at: new Date() })))
       .execute();
     // 68^5 rows on PostgreSQL (minutes of work); 68^3 on the embedded engine, which cannot be interrupted.
     const postgres = t().engine === 'postgres';
     const tables = Array.from({ length: postgres ? 5 : 3 }, (_, i) => `events e${i}`).join(', ');
-    const response = await dryRun(t(), seed.ws, `select distinct_id from users where (select count(*) from ${tables}) > 0`);
+    const response = await dryRun(t(), seed().ws, `select distinct_id from users where (select count(*) from ${tables}) > 0`);
     if (postgres) {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({

@@ -1,3 +1,4 @@
+import { beforeAll } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 
@@ -101,4 +102,16 @@ export async function seedSegmentWorkspaces(t: TestApp): Promise<SegmentSeed> {
 
 export function dryRun(t: TestApp, ws: WorkspaceFixture, query: unknown) {
   return t.app.inject({ method: 'POST', url: '/v1/subscriber_list/~/dry_run/', headers: ws.base, payload: { query } });
+}
+
+/** Seeds the two workspaces once for the whole file. */
+export function useSegmentWorkspaces(t: () => TestApp): () => SegmentSeed {
+  let seed: SegmentSeed | undefined;
+  beforeAll(async () => {
+    seed = await seedSegmentWorkspaces(t());
+  });
+  return () => {
+    if (!seed) throw new Error('segment workspaces not seeded yet');
+    return seed;
+  };
 }
