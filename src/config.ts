@@ -20,6 +20,7 @@ export const ConfigSchema = Type.Object({
   SIGNATURE_MAX_SKEW_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
   REQUEST_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1000, maximum: 600_000 }),
   DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
+  SEGMENT_QUERY_TIMEOUT_MS: Integer({ default: 3_000, minimum: 100, maximum: 600_000 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
 });
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticateBaseRequest } from '../auth/api-key-auth.js';
+import { segmentRoutes } from './segments.js';
 import { userRoutes } from './users.js';
 
 /** The base surface: application calls, authenticated by API key. Routes, in the order of compat.md. */
@@ -11,4 +12,5 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   await app.register(userRoutes);
+  await app.register(segmentRoutes);
 };
