@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticateManagementRequest } from '../auth/service-token-auth.js';
+import { preferenceCategoryRoutes } from './preference-categories.js';
+import { workflowCommitRoutes } from './workflow-commits.js';
+import { workflowRoutes } from './workflows.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
 
@@ -11,4 +14,7 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(workspaceRoutes);
   await app.register(workspaceKeyRoutes);
+  await app.register(preferenceCategoryRoutes);
+  await app.register(workflowRoutes);
+  await app.register(workflowCommitRoutes);
 };

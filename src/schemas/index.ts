@@ -1,7 +1,11 @@
 import { ActorSchema, FullErrorSchema, ListMetaSchema, ShortErrorSchema } from './common.js';
 import { ChannelEntrySchema, UserSchema } from './users.js';
+import { PreferenceCategoriesSchema } from './preference-categories.js';
+import { ValidationResultSchema } from './versioning.js';
+import { WorkflowSchema } from './workflows.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
-export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema];
+export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema,
+  ValidationResultSchema, PreferenceCategoriesSchema, WorkflowSchema];
