@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticateManagementRequest } from '../auth/service-token-auth.js';
 import { preferenceCategoryRoutes } from './preference-categories.js';
+import { translationRoutes } from './translations.js';
 import { workflowCommitRoutes } from './workflow-commits.js';
 import { workflowRoutes } from './workflows.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
@@ -17,4 +18,5 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(preferenceCategoryRoutes);
   await app.register(workflowRoutes);
   await app.register(workflowCommitRoutes);
+  await app.register(translationRoutes);
 };
