@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
+import { bootstrapWorkspace } from '../../src/provisioning.js';
 import { category, configClient, definition, workflowBody } from './config-helpers.js';
 
 const SCHEMA_URL = 'http://127.0.0.1:3000/management/v1/schemas/preference_category.json';
@@ -250,5 +251,16 @@ describe('the published JSON Schema', () => {
     broken.root_categories[1]!.sections[0]!.categories[0]!.default_preference = 'sometimes';
     expect(validate(broken)).toBe(false);
     expect(validate({ root_categories: [{ root_category: 'marketing' }] })).toBe(false);
+  });
+
+  it('does not shadow a workspace whose slug is "schemas"', async () => {
+    const credentials = await bootstrapWorkspace(t().db, t().secretBox, { slug: 'schemas', actor: null });
+    const response = await t().app.inject({
+      method: 'GET',
+      url: '/management/v1/schemas/preference_category/',
+      headers: { authorization: `ServiceToken ${credentials.service_token}` },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().$schema).toBe(SCHEMA_URL);
   });
 });
