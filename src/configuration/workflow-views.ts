@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { WorkflowContent, WorkflowView } from '../schemas/workflows.js';
+import { presentWorkflow, type WorkflowContent, type WorkflowView } from '../schemas/workflows.js';
+import { validationResult } from '../schemas/versioning.js';
+import { workflowErrors } from './workflow-rules.js';
 import type { WorkflowRow } from '../repositories/workflows.js';
 import type { WorkflowVersionRecord } from '../repositories/workflow-versions.js';
 
@@ -47,3 +49,7 @@ export const liveView = (workflow: WorkflowRow, version: WorkflowVersionRecord):
   updated_by: version.committed_by ?? null,
   active_at: version.committed_at,
 });
+
+/** The API record, validated against the live categories (`known`) as they are now. */
+export const presentWorkflowView = (view: WorkflowView, known: ReadonlySet<string>) =>
+  presentWorkflow(view, validationResult(workflowErrors(view.content, known)));

@@ -1,15 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf, workspaceOf } from '../auth/request-auth.js';
 import { workflowErrors } from '../configuration/workflow-rules.js';
-import { contentOf, draftView, hasChanges, liveView } from '../configuration/workflow-views.js';
+import { contentOf, draftView, hasChanges, liveView, presentWorkflowView } from '../configuration/workflow-views.js';
 import { badRequest, notFound } from '../errors.js';
 import { findLiveCategoryNames } from '../repositories/preference-categories.js';
-import { commitWorkflowDraft, findWorkflowVersion } from '../repositories/workflow-versions.js';
+import { commitWorkflowDraft, findLiveWorkflowVersion } from '../repositories/workflow-versions.js';
 import { findWorkflow, setWorkflowEnabled } from '../repositories/workflows.js';
 import { fullErrors, ref } from '../schemas/common.js';
-import { validationResult } from '../schemas/versioning.js';
 import {
-  presentWorkflow,
   WorkflowCommitBodySchema,
   WorkflowCommitQuerySchema,
   WorkflowEnableBodySchema,
@@ -42,7 +40,7 @@ export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         // Locking the workflow row makes a concurrent commit of the same workflow wait, then find nothing left to commit.
         const workflow = await findWorkflow(trx, workspaceId, slug, { lock: true });
         if (!workflow) throw notFound(`workflow '${slug}' not found`);
-        const live = workflow.live_version_no === null ? undefined : await findWorkflowVersion(trx, workflow.id, workflow.live_version_no);
+        const live = await findLiveWorkflowVersion(trx, workflow);
         if (live && !hasChanges(workflow, live)) throw badRequest(`workflow '${slug}' has no changes to commit since version ${live.version_no}`);
         const known = await findLiveCategoryNames(trx, workspaceId);
         const errors = workflowErrors(contentOf(workflow), known);
@@ -50,7 +48,7 @@ export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const committed = await commitWorkflowDraft(trx, workflow.id, { commitMessage, actor: actorOf(request) });
         return { view: liveView(committed.workflow, committed.version), known };
       });
-      return reply.code(202).send(presentWorkflow(view, validationResult(workflowErrors(view.content, known))));
+      return reply.code(202).send(presentWorkflowView(view, known));
     },
   );
 
@@ -73,7 +71,7 @@ export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!workflow) throw notFound(`workflow '${slug}' not found`);
       const view = draftView(workflow);
       const known = await findLiveCategoryNames(app.db, workspaceId);
-      return reply.code(202).send(presentWorkflow(view, validationResult(workflowErrors(view.content, known))));
+      return reply.code(202).send(presentWorkflowView(view, known));
     },
   );
 };

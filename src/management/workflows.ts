@@ -2,15 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, workspaceOf } from '../auth/request-auth.js';
 import { workflowErrors } from '../configuration/workflow-rules.js';
-import { contentOf, draftView, hasChanges, liveView } from '../configuration/workflow-views.js';
+import { contentOf, draftView, hasChanges, liveView, presentWorkflowView } from '../configuration/workflow-views.js';
 import { badRequest, notFound } from '../errors.js';
 import { findLiveCategoryNames } from '../repositories/preference-categories.js';
-import { commitWorkflowDraft, findWorkflowVersion, listWorkflows} from '../repositories/workflow-versions.js';
+import { commitWorkflowDraft, findLiveWorkflowVersion, listWorkflows} from '../repositories/workflow-versions.js';
 import { deleteWorkflow, findWorkflow, upsertWorkflowDraft } from '../repositories/workflows.js';
 import { fullErrors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
-import { validationResult } from '../schemas/versioning.js';
 import {
-  presentWorkflow,
   WORKFLOW_SLUG_PATTERN,
   WorkflowBodySchema,
   WorkflowListQuerySchema,
@@ -18,7 +16,6 @@ import {
   WorkflowParamsSchema,
   WorkflowSchema,
   WorkflowUpsertQuerySchema,
-  type WorkflowView,
 } from '../schemas/workflows.js';
 
 const slugRegExp = new RegExp(WORKFLOW_SLUG_PATTERN);
@@ -26,7 +23,6 @@ const slugRegExp = new RegExp(WORKFLOW_SLUG_PATTERN);
 /** Workflows: authored as drafts, committed into numbered versions; the live version is what runs. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['workflows'];
-  const present = (view: WorkflowView, known: ReadonlySet<string>) => presentWorkflow(view, validationResult(workflowErrors(view.content, known)));
 
   app.get(
     '/v1/:workspace/workflow/',
@@ -49,7 +45,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         findLiveCategoryNames(app.db, workspaceId),
       ]);
       const views = rows.map(({ workflow, live }) => (mode === 'live' && live ? liveView(workflow, live) : draftView(workflow)));
-      return { meta: { count, limit, offset }, results: views.map((view) => present(view, known)) };
+      return { meta: { count, limit, offset }, results: views.map((view) => presentWorkflowView(view, known)) };
     },
   );
 
@@ -72,11 +68,11 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!workflow) throw notFound(`workflow '${slug}' not found`);
       let view = draftView(workflow);
       if (request.query.mode === 'live') {
-        const live = workflow.live_version_no === null ? undefined : await findWorkflowVersion(app.db, workflow.id, workflow.live_version_no);
+        const live = await findLiveWorkflowVersion(app.db, workflow);
         if (!live) throw notFound(`workflow '${slug}' has no live version: it was never committed`);
         view = liveView(workflow, live);
       }
-      return present(view, await findLiveCategoryNames(app.db, workspaceId));
+      return presentWorkflowView(view, await findLiveCategoryNames(app.db, workspaceId));
     },
   );
 
@@ -113,12 +109,12 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const workflow = await upsertWorkflowDraft(trx, workspaceId, { slug, content, isEnabled: body.is_enabled, actor });
         const known = await findLiveCategoryNames(trx, workspaceId);
         if (!request.query.commit || workflowErrors(contentOf(workflow), known).length > 0) return { view: draftView(workflow), known };
-        const live = workflow.live_version_no === null ? undefined : await findWorkflowVersion(trx, workflow.id, workflow.live_version_no);
+        const live = await findLiveWorkflowVersion(trx, workflow);
         if (live && !hasChanges(workflow, live)) return { view: liveView(workflow, live), known };
         const committed = await commitWorkflowDraft(trx, workflow.id, { commitMessage: request.query.commit_message ?? null, actor });
         return { view: liveView(committed.workflow, committed.version), known };
       });
-      return reply.code(201).send(present(view, known));
+      return reply.code(201).send(presentWorkflowView(view, known));
     },
   );
 

@@ -12,8 +12,15 @@ const VERSION_COLUMNS = [
   'commit_message', 'committed_at', 'committed_by',
 ] as const;
 
-export function findWorkflowVersion(db: Db, workflowId: number, versionNo: number): Promise<WorkflowVersionRow | undefined> {
-  return db.selectFrom('workflow_versions').select(VERSION_COLUMNS).where('workflow_id', '=', workflowId).where('version_no', '=', versionNo).executeTakeFirst();
+/** The version that is live, or undefined for a workflow never committed. */
+export async function findLiveWorkflowVersion(db: Db, workflow: { id: number; live_version_no: number | null }): Promise<WorkflowVersionRow | undefined> {
+  if (workflow.live_version_no === null) return undefined;
+  return db
+    .selectFrom('workflow_versions')
+    .select(VERSION_COLUMNS)
+    .where('workflow_id', '=', workflow.id)
+    .where('version_no', '=', workflow.live_version_no)
+    .executeTakeFirst();
 }
 
 /**
