@@ -106,7 +106,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       const { view, known } = await app.db.transaction().execute(async (trx) => {
         const actor = actorOf(request);
-        const workflow = await upsertWorkflowDraft(trx, workspaceId, { slug, content, isEnabled: body.is_enabled, actor });
+        const workflow = await upsertWorkflowDraft(trx, workspaceId, { slug, content, isEnabled: body.is_enabled ?? undefined, actor });
         const known = await findLiveCategoryNames(trx, workspaceId);
         if (!request.query.commit || workflowErrors(contentOf(workflow), known).length > 0) return { view: draftView(workflow), known };
         const live = await findLiveWorkflowVersion(trx, workflow);

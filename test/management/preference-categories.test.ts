@@ -251,6 +251,10 @@ describe('the published JSON Schema', () => {
     broken.root_categories[1]!.sections[0]!.categories[0]!.default_preference = 'sometimes';
     expect(validate(broken)).toBe(false);
     expect(validate({ root_categories: [{ root_category: 'marketing' }] })).toBe(false);
+    // What GET returns can be posted back as it is.
+    const roundTrip = await client.postCategories(live);
+    expect(roundTrip.statusCode).toBe(200);
+    expect(roundTrip.json()).toMatchObject({ status: 'draft', root_categories: live.root_categories, validation_result: { is_valid: true } });
   });
 
   it('does not shadow a workspace whose slug is "schemas"', async () => {

@@ -50,6 +50,9 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
     await client.postWorkflow('order-shipped', workflowBody('orders', { name: 'Shipped v2' }));
     expect((await client.getWorkflow('order-shipped')).json()).toMatchObject({ name: 'Shipped v2', status: 'draft', version_no: 2 });
     expect((await client.getWorkflow('order-shipped', '?mode=live')).json()).toMatchObject({ name: 'Welcome', version_no: 1 });
+    // A workflow as GET returns it can be posted back: the fields Herald does not take are ignored.
+    const fetched = (await client.getWorkflow('order-shipped')).json();
+    expect((await client.postWorkflow('order-shipped', { ...fetched, ratelimit: null, conditions: [] })).json()).toEqual({ ...fetched, updated_at: expect.any(String) });
     const second = await client.commitWorkflow('order-shipped', '', { commit_message: 'from the body' });
     expect(second.json()).toMatchObject({ name: 'Shipped v2', version_no: 2, commit_message: 'from the body' });
     const versions = await t().db.selectFrom('workflow_versions').innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id').select(['version_no', 'workflow_versions.name', 'committed_by']).where('workflows.workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
@@ -184,6 +187,11 @@ describe('PATCH /v1/{workspace}/workflow/{slug}/enable/', () => {
     await client.inject('PATCH', '/workflow/w/enable/', { is_enabled: true });
     expect((await client.getWorkflow('w', '?mode=live')).json()).toMatchObject({ is_enabled: true, status: 'active' });
     expect((await client.postWorkflow('w', workflowBody('system', { is_enabled: false }))).json().is_enabled).toBe(false);
+    // null is "not given", never coerced into false, "" or [""].
+    const nulls = (await client.postWorkflow('w', workflowBody('system', { is_enabled: null, tags: null, trigger_events: null, description: null }))).json();
+    expect(nulls).toMatchObject({ is_enabled: false, tags: [], trigger_events: [], description: null });
+    await client.inject('PATCH', '/workflow/w/enable/', { is_enabled: true });
+    expect((await client.postWorkflow('w', workflowBody('system', { is_enabled: null }))).json().is_enabled).toBe(true);
     expect((await client.inject('PATCH', '/workflow/w/enable/', {})).statusCode).toBe(400);
     expect((await client.inject('PATCH', '/workflow/ghost/enable/', { is_enabled: true })).json()).toEqual(notFound("workflow 'ghost' not found"));
   });
