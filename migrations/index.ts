@@ -1,11 +1,13 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-25T00-foundation.js';
 import * as workspaceKeyStates from './2026-11-25T10-workspace-key-states.js';
+import * as configuration from './2026-11-25T30-configuration.js';
 import * as segmentViews from './2026-11-25T40-segment-views.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '2026-11-25T00-foundation': foundation,
   '2026-11-25T10-workspace-key-states': workspaceKeyStates,
+  '2026-11-25T30-configuration': configuration,
   '2026-11-25T40-segment-views': segmentViews,
 };

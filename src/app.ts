@@ -13,6 +13,7 @@ import { trackAllowedMethods } from './http/method-not-allowed.js';
 import { registerApiReference, registerOpenApi } from './http/openapi.js';
 import { baseTree } from './base/index.js';
 import { managementTree } from './management/index.js';
+import { jsonSchemaRoutes } from './management/json-schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes);
   await app.register(baseTree);
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });
+  await app.register(jsonSchemaRoutes, { prefix: config.MANAGEMENT_PREFIX });
   await registerApiReference(app, config.MANAGEMENT_PREFIX);
   return app;
 }

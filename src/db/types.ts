@@ -96,6 +96,81 @@ export interface EventsTable {
   received_at: Timestamp;
 }
 
+export interface PreferenceCategoryVersionsTable {
+  workspace_id: number;
+  version_no: number;
+  root_categories: Json<unknown[]>;
+  commit_message: string | null;
+  committed_at: Timestamp;
+  committed_by: Json<ActorColumn | null> | null;
+}
+
+export interface PreferenceCategoryDraftsTable {
+  workspace_id: number;
+  root_categories: Json<unknown[]>;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+}
+
+/** The workflow row is its draft; `live_version_no` points at the committed version that is live. */
+export interface WorkflowsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  slug: string;
+  is_enabled: Generated<boolean>;
+  name: string;
+  description: string | null;
+  category: string;
+  trigger_type: string;
+  trigger_events: JsonWithDefault<string[]>;
+  tags: JsonWithDefault<string[]>;
+  tree: Json<unknown>;
+  live_version_no: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+  last_executed_at: NullableTimestamp;
+}
+
+export interface WorkflowVersionsTable {
+  workflow_id: number;
+  version_no: number;
+  name: string;
+  description: string | null;
+  category: string;
+  trigger_type: string;
+  trigger_events: Json<string[]>;
+  tags: Json<string[]>;
+  tree: Json<unknown>;
+  commit_message: string | null;
+  committed_at: Timestamp;
+  committed_by: Json<ActorColumn | null> | null;
+}
+
+/** `draft_content` null: marked for deletion; `live_content` null: never committed. */
+export interface TranslationFilesTable {
+  workspace_id: number;
+  filename: string;
+  locale: string;
+  namespace: string | null;
+  draft_content: Json<Record<string, unknown>> | null;
+  draft_updated_at: Timestamp;
+  draft_updated_by: Json<ActorColumn | null> | null;
+  live_content: Json<Record<string, unknown>> | null;
+  live_action: string | null;
+  live_updated_at: NullableTimestamp;
+}
+
+export interface TranslationVersionsTable {
+  workspace_id: number;
+  version_no: number;
+  /** `[{filename, action, content}]`: what the commit changed. */
+  changes: Json<unknown[]>;
+  commit_message: string | null;
+  committed_at: Timestamp;
+  committed_by: Json<ActorColumn | null> | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
@@ -104,6 +179,12 @@ export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
   events: EventsTable;
+  preference_category_versions: PreferenceCategoryVersionsTable;
+  preference_category_drafts: PreferenceCategoryDraftsTable;
+  workflows: WorkflowsTable;
+  workflow_versions: WorkflowVersionsTable;
+  translation_files: TranslationFilesTable;
+  translation_versions: TranslationVersionsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

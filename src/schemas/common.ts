@@ -62,3 +62,11 @@ export const shortErrors = (...statuses: number[]) => errorResponses(ref(ShortEr
 /** Dates leave the API as ISO 8601 with an explicit offset, as the hosted platform writes them. */
 export const iso = (date: Date | string) => (typeof date === 'string' ? new Date(date) : date).toISOString().replace('Z', '+00:00');
 export const isoOrNull = (date: Date | string | null) => (date === null ? null : iso(date));
+
+/**
+ * `T | null` for request bodies. With the app's `coerceTypes`, Ajv tries an anyOf's branches in
+ * order and coerces: `Nullable(Type.String())` turns a null into "" and `Nullable(Type.Array(…))`
+ * into [""]. A type list (`type: ['string', 'null']`) takes null as it is. Responses may use either.
+ */
+export const NullableInput = <T extends TSchema & { type: string }>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...JSON.parse(JSON.stringify(schema)), type: [schema.type, 'null'] });

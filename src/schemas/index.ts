@@ -1,8 +1,28 @@
 import { ApiKeySchema, CreatedApiKeySchema } from './api-keys.js';
 import { ActorSchema, FullErrorSchema, ListMetaSchema, ShortErrorSchema } from './common.js';
 import { ChannelEntrySchema, UserSchema } from './users.js';
+import { PreferenceCategoriesSchema } from './preference-categories.js';
+import { TranslationContentSchema, TranslationFileSchema } from './translations.js';
+import { ValidationResultSchema } from './versioning.js';
+import { WorkflowSchema } from './workflows.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
-export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema, ApiKeySchema, CreatedApiKeySchema];
+export const sharedSchemas = [
+  FullErrorSchema,
+  ShortErrorSchema,
+  ActorSchema,
+  ListMetaSchema,
+  WorkspaceSchema,
+  WorkspaceKeySchema,
+  ChannelEntrySchema,
+  UserSchema,
+  ApiKeySchema,
+  CreatedApiKeySchema,
+  ValidationResultSchema,
+  PreferenceCategoriesSchema,
+  WorkflowSchema,
+  TranslationFileSchema,
+  TranslationContentSchema,
+];
