@@ -21,7 +21,7 @@ async function withFreshPostgres(run: (url: string) => Promise<void>) {
   }
 }
 
-describe('migrations', () => {
+describe('migrations', { timeout: 120_000 }, () => {
   it('apply to an empty embedded database and are a no-op on a current one', async () => {
     const { db } = createDatabase({ dataDir: 'memory://' });
     try {
