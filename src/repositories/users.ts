@@ -1,6 +1,17 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
 export const USER_COLUMNS = ['id', 'distinct_id', 'properties', 'channels', 'created_at', 'updated_at'] as const;
+
+export interface UserRow {
+  id: number;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  channels: Record<string, unknown[]>;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: string) {
   return db
@@ -9,4 +20,82 @@ export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: st
     .where('workspace_id', '=', workspaceId)
     .where('distinct_id', '=', distinctId)
     .executeTakeFirst();
+}
+
+/** A JSON list as rows of one text column: the same SQL on both engines, whatever the list length. */
+const textList = (values: string[]) => sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
+
+/**
+ * Locks the named users for update, in id order so that concurrent batches never deadlock.
+ * Users that do not exist are absent from the result. One statement.
+ */
+export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
+  return trx
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('distinct_id', 'in', textList(distinctIds))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Creates the named users that do not exist yet and locks all of them, in one statement: the
+ * no-op DO UPDATE both returns and locks users that already existed. `inserted` tells them apart.
+ */
+export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<(UserRow & { inserted: boolean })[]> {
+  const sorted = [...new Set(distinctIds)].sort();
+  return trx
+    .insertInto('users')
+    .columns(['workspace_id', 'distinct_id'])
+    .expression(sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) as ids(value)`)
+    .onConflict((oc) => oc.columns(['workspace_id', 'distinct_id']).doUpdateSet({ updated_at: sql`users.updated_at` }))
+    .returning([...USER_COLUMNS, sql<boolean>`xmax = 0`.as('inserted')])
+    .execute();
+}
+
+/**
+ * Writes new states back, one statement for any number of users. `updated_at` always moves
+ * forward, visibly (by at least a millisecond), even for two changes in the same instant; a user
+ * created by this transaction (`fresh`) keeps updated_at equal to created_at.
+ */
+export async function saveUserStates(trx: Db, states: { id: number; fresh: boolean; properties: unknown; channels: unknown }[]): Promise<UserRow[]> {
+  if (states.length === 0) return [];
+  const { rows } = await sql<UserRow>`
+    update users set properties = v.properties, channels = v.channels,
+      updated_at = case when v.fresh then users.updated_at else greatest(clock_timestamp(), users.updated_at + interval '1 millisecond') end
+    from jsonb_to_recordset(${JSON.stringify(states)}::jsonb) as v(id bigint, fresh boolean, properties jsonb, channels jsonb)
+    where users.id = v.id
+    returning ${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))}`.execute(trx);
+  return rows;
+}
+
+export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
+  const result = await db
+    .deleteFrom('users')
+    .where('workspace_id', '=', workspaceId)
+    .where('distinct_id', 'in', textList(distinctIds))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** One page of a workspace's users, oldest first. */
+export async function listUsers(db: Db, workspaceId: number, window: CursorWindow) {
+  const [rows, totals] = await Promise.all([
+    db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where(withinWindow('id', window))
+      .orderBy('id', windowOrder(window))
+      .limit(window.limit + 1)
+      .execute(),
+    db
+      .selectFrom('users')
+      .select((eb) => [eb.fn.countAll<number>().as('count'), beyondWindow('id', window).as('beyond')])
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return cursorPage(rows, (row) => row.id, window, totals);
 }

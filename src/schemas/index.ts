@@ -1,7 +1,11 @@
 import { ActorSchema, FullErrorSchema, ListMetaSchema, ShortErrorSchema } from './common.js';
 import { ChannelEntrySchema, UserSchema } from './users.js';
+import { CursorMetaSchema } from './cursor.js';
+import { EditOperationSchema } from './entity-operations.js';
+import { TenantSchema } from './tenants.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
-export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema];
+export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema,
+  CursorMetaSchema, EditOperationSchema, TenantSchema];
