@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-25T00-foundation.js';
 import * as usersListIndex from './2026-11-25T20-users-list-index.js';
+import * as objectsSubscriptions from './2026-11-25T21-objects-subscriptions.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '2026-11-25T00-foundation': foundation,
   '2026-11-25T20-users-list-index': usersListIndex,
+  '2026-11-25T21-objects-subscriptions': objectsSubscriptions,
 };

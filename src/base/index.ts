@@ -3,6 +3,8 @@ import { authenticateBaseRequest } from '../auth/base-auth.js';
 import { userRoutes } from './users.js';
 import { eventRoutes } from './events.js';
 import { tenantRoutes } from './tenants.js';
+import { objectRoutes } from './objects.js';
+import { subscriptionRoutes } from './subscriptions.js';
 
 /** The base surface: application calls, authenticated by API key or signed workspace key. Routes, in the order of compat.md. */
 export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,4 +20,6 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(userRoutes);
   await app.register(eventRoutes);
   await app.register(tenantRoutes);
+  await app.register(objectRoutes);
+  await app.register(subscriptionRoutes);
 };

@@ -179,15 +179,16 @@ export const sameState = (a: EntityState, b: EntityState) =>
 
 /**
  * A flat upsert body (`{$email: [...], $timezone, name, …}`): channel keys append (one value or a
- * list, `$id_provider` applying to all of them), every other key is set. Errors name the body key.
+ * list, `$id_provider` applying to all of them), every other key is set. Errors name the body key,
+ * under `at` when given (e.g. `recipients[2]`).
  */
-export function applyUpsert(state: EntityState, body: Json): EntityState {
+export function applyUpsert(state: EntityState, body: Json, at = ''): EntityState {
   let next = state;
   const set: Json = {};
   for (const [key, value] of Object.entries(body)) {
     if ((CHANNEL_MODIFIERS as readonly string[]).includes(key)) continue;
-    if (isChannelKey(key)) next = editChannel(next, '$append', key, value, body, '');
+    if (isChannelKey(key)) next = editChannel(next, '$append', key, value, body, at);
     else set[key] = value;
   }
-  return applyOne(next, '$set', set, '');
+  return applyOne(next, '$set', set, at);
 }

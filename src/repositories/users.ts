@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { saveStates, type StateWrite } from './entity-states.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
 export const USER_COLUMNS = ['id', 'distinct_id', 'properties', 'channels', 'created_at', 'updated_at'] as const;
@@ -55,21 +56,8 @@ export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: st
     .execute();
 }
 
-/**
- * Writes new states back, one statement for any number of users. `updated_at` always moves
- * forward, visibly (by at least a millisecond), even for two changes in the same instant; a user
- * created by this transaction (`fresh`) keeps updated_at equal to created_at.
- */
-export async function saveUserStates(trx: Db, states: { id: number; fresh: boolean; properties: unknown; channels: unknown }[]): Promise<UserRow[]> {
-  if (states.length === 0) return [];
-  const { rows } = await sql<UserRow>`
-    update users set properties = v.properties, channels = v.channels,
-      updated_at = case when v.fresh then users.updated_at else greatest(clock_timestamp(), users.updated_at + interval '1 millisecond') end
-    from jsonb_to_recordset(${JSON.stringify(states)}::jsonb) as v(id bigint, fresh boolean, properties jsonb, channels jsonb)
-    where users.id = v.id
-    returning ${sql.join(USER_COLUMNS.map((column) => sql.ref(`users.${column}`)))}`.execute(trx);
-  return rows;
-}
+/** Writes new user states back in one statement (see saveStates). */
+export const saveUserStates = (trx: Db, states: StateWrite[]) => saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
 
 export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
   const result = await db

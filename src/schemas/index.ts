@@ -3,9 +3,12 @@ import { ChannelEntrySchema, UserSchema } from './users.js';
 import { CursorMetaSchema } from './cursor.js';
 import { EditOperationSchema } from './entity-operations.js';
 import { TenantSchema } from './tenants.js';
+import { ObjectSchema } from './objects.js';
+import { SubscribedToSchema, SubscriptionSchema } from './subscriptions.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [FullErrorSchema, ShortErrorSchema, ActorSchema, ListMetaSchema, WorkspaceSchema, WorkspaceKeySchema, ChannelEntrySchema, UserSchema,
-  CursorMetaSchema, EditOperationSchema, TenantSchema];
+  CursorMetaSchema, EditOperationSchema, TenantSchema,
+  ObjectSchema, SubscriptionSchema, SubscribedToSchema];
