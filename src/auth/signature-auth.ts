@@ -16,7 +16,7 @@ export const parseSignedAuthorization = (header: string | undefined) => {
 
 /**
  * The five signed lines: METHOD, md5 hex of the exact body bytes ('' without a body), Content-Type
- * and Date as sent, and the raw path plus query (percent-encoding as received).
+ * and Date as sent, and the raw path plus query (percent-encoding as received; a bare `?` is no query).
  */
 export function stringToSign(request: FastifyRequest): string {
   const body = request.rawBody;
@@ -25,7 +25,9 @@ export function stringToSign(request: FastifyRequest): string {
     const value = request.headers[name];
     return Array.isArray(value) ? value.join(', ') : (value ?? '');
   };
-  return [request.method, md5, header('content-type'), header('date'), request.raw.url ?? ''].join('\n');
+  // An empty query (`…/?`) counts as none, as the SDKs' URL parsing sees it.
+  const target = (request.raw.url ?? '').replace(/\?$/, '');
+  return [request.method, md5, header('content-type'), header('date'), target].join('\n');
 }
 
 export const sign = (secret: string, payload: string) => createHmac('sha256', secret).update(payload, 'utf8').digest('base64');

@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
@@ -42,6 +44,23 @@ describe('base authentication (signed workspace key)', () => {
     // Signed for one URL, sent to another: the query is covered too.
     const headers = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'GET', url: '/v1/user/?limit=5' });
     expect((await t().app.inject({ method: 'GET', url: '/v1/user/?limit=6', headers })).json()).toEqual(FAILURE);
+  });
+
+  it('treats a bare ? as no query, as the SDKs sign it', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const headers = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'GET', url: '/v1/user/' });
+    // Over a real socket: the request target arrives exactly as written, `?` included.
+    if (!t().app.server.listening) await t().app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t().app.server.address() as AddressInfo;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/v1/user/?', headers }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
   });
 
   it('answers every kind of failure with the same 401', async () => {
