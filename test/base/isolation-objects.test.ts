@@ -1,26 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { signedHeaders } from '../support/signing.js';
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+import { callersOf, type Method } from '../support/callers.js';
+import { createWorkspaceFixture } from '../support/fixtures.js';
 
 describe('workspace isolation on objects and subscriptions', () => {
   const t = useTestApp();
 
-  const callersOf = (ws: WorkspaceFixture) => ({
-    'api key': (method: Method, url: string, payload?: unknown) =>
-      t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) }),
-    'signed key': (method: Method, url: string, payload?: unknown) => {
-      const body = payload === undefined ? undefined : JSON.stringify(payload);
-      return t().app.inject({ method, url, payload: body, headers: signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method, url, body }) });
-    },
-  });
-
   it("never reads or changes another workspace's objects or subscriptions, on any route", async () => {
     const a = await createWorkspaceFixture(t());
     const b = await createWorkspaceFixture(t());
-    const bCall = callersOf(b)['api key'];
+    const bCall = callersOf(t, b)['api key'];
     await bCall('POST', '/v1/object/teams/t/', { owner: 'b' });
     await bCall('POST', '/v1/object/orgs/o/', {});
     await bCall('POST', '/v1/object/teams/t/subscription/', { recipients: ['u'] });
@@ -33,7 +22,7 @@ describe('workspace isolation on objects and subscriptions', () => {
     });
     const before = await snapshot();
 
-    for (const [name, call] of Object.entries(callersOf(a))) {
+    for (const [name, call] of Object.entries(callersOf(t, a))) {
       const notFound: [Method, string, unknown?][] = [
         ['GET', '/v1/object/teams/t/'],
         ['PATCH', '/v1/object/teams/t/', { operations: [{ $set: { owner: 'a' } }] }],

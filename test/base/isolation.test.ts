@@ -1,27 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { signedHeaders } from '../support/signing.js';
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+import { callersOf } from '../support/callers.js';
+import { createWorkspaceFixture } from '../support/fixtures.js';
 
 describe('workspace isolation on users, events and tenants', () => {
   const t = useTestApp();
 
-  /** Every caller of workspace A: its API key and its signed key pair. */
-  const callersOf = (ws: WorkspaceFixture) => ({
-    'api key': (method: Method, url: string, payload?: unknown) =>
-      t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) }),
-    'signed key': (method: Method, url: string, payload?: unknown) => {
-      const body = payload === undefined ? undefined : JSON.stringify(payload);
-      return t().app.inject({ method, url, payload: body, headers: signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method, url, body }) });
-    },
-  });
-
   it("never reads or changes another workspace's data", async () => {
     const a = await createWorkspaceFixture(t());
     const b = await createWorkspaceFixture(t());
-    const bCall = callersOf(b)['api key'];
+    const bCall = callersOf(t, b)['api key'];
     await bCall('POST', '/v1/user/shared/', { owner: 'b', $email: 'b@x.com' });
     await bCall('POST', '/v1/tenant/b-tenant/', { properties: { owner: 'b' } });
     await bCall('POST', '/event/', { event: 'b_event', distinct_id: 'shared', $insert_id: 'shared-insert' });
@@ -32,7 +20,7 @@ describe('workspace isolation on users, events and tenants', () => {
     });
     const before = await snapshot();
 
-    for (const [name, call] of Object.entries(callersOf(a))) {
+    for (const [name, call] of Object.entries(callersOf(t, a))) {
       expect((await call('GET', '/v1/user/shared/')).statusCode, name).toBe(404);
       expect((await call('GET', '/v1/user/')).json().results, name).toEqual([]);
       expect((await call('PATCH', '/v1/user/shared/', { operations: [{ $set: { owner: 'a' } }] })).statusCode, name).toBe(404);
