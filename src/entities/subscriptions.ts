@@ -40,34 +40,28 @@ export function readRecipients(recipients: unknown[]): Recipient[] {
 }
 
 /** Child objects must exist and must not be the parent or any object the parent is (transitively) subscribed to. */
-async function checkChildren(trx: Db, workspaceId: number, parent: ObjectRow, children: Extract<Recipient, { kind: 'object' }>[]) {
-  await lockObjectGraph(trx, workspaceId);
-  const found = new Map((await findObjects(trx, workspaceId, children.map((child) => child.ref))).map((row) => [objectLabel({ objectType: row.object_type, objectId: row.object_id }), row]));
-  const forbidden = await selfAndAncestors(trx, parent.id);
+function checkChildren(parent: ObjectRow, ancestors: Set<number>, children: Extract<Recipient, { kind: 'object' }>[], found: Map<string, ObjectRow>) {
   const parentLabel = objectLabel({ objectType: parent.object_type, objectId: parent.object_id });
   for (const child of children) {
     const label = objectLabel(child.ref);
     const row = found.get(label);
     if (!row) throw invalid(child.at, `object '${label}' not found`);
     if (row.id === parent.id) throw invalid(child.at, `object '${label}' cannot subscribe to itself`);
-    if (forbidden.has(row.id)) {
+    if (ancestors.has(row.id)) {
       throw invalid(child.at, `'${label}' cannot subscribe to '${parentLabel}': '${parentLabel}' is already subscribed to '${label}' (directly or through other objects), so this would make a cycle`);
     }
   }
-  return found;
 }
 
 /**
  * interface.md §2, inside the caller's transaction, in a fixed number of statements whatever the
- * number of recipients: lock the parent; check child objects (graph lock, one lookup, one ancestry
- * query); create/update the users; upsert all subscriptions; read the parent's count back.
+ * number of recipients: create/lock/update the users; with child objects, take the workspace's
+ * graph lock and share-lock the children; lock the parent; check for cycles (one ancestry query);
+ * upsert all subscriptions; read the parent's count back. Rows are locked in the order a deletion
+ * locks them (subscriber first, then parent), so adds and deletes never deadlock each other.
  * Results follow the recipients' order (a repeated recipient repeats its subscription).
  */
 export async function addSubscriptions(trx: Db, workspaceId: number, parentRef: ObjectRef, recipients: Recipient[], properties: Record<string, unknown>) {
-  const parent = await lockObject(trx, workspaceId, parentRef);
-  if (!parent) throw objectNotFound(parentRef);
-  const children = recipients.filter((r): r is Extract<Recipient, { kind: 'object' }> => r.kind === 'object');
-  const childRows = children.length > 0 ? await checkChildren(trx, workspaceId, parent, children) : new Map<string, ObjectRow>();
   const userRecipients = recipients.filter((r): r is Extract<Recipient, { kind: 'user' }> => r.kind === 'user');
   const users = await changeUsers(
     trx,
@@ -75,6 +69,16 @@ export async function addSubscriptions(trx: Db, workspaceId: number, parentRef: 
     userRecipients.map((r) => ({ distinctId: r.distinctId, apply: r.inline ? (s) => applyUpsert(s, r.inline!, r.at) : (s) => s })),
     { create: true },
   );
+  const children = recipients.filter((r): r is Extract<Recipient, { kind: 'object' }> => r.kind === 'object');
+  let childRows = new Map<string, ObjectRow>();
+  if (children.length > 0) {
+    await lockObjectGraph(trx, workspaceId);
+    const rows = await findObjects(trx, workspaceId, children.map((child) => child.ref));
+    childRows = new Map(rows.map((row) => [objectLabel({ objectType: row.object_type, objectId: row.object_id }), row]));
+  }
+  const parent = await lockObject(trx, workspaceId, parentRef);
+  if (!parent) throw objectNotFound(parentRef);
+  if (children.length > 0) checkChildren(parent, await selfAndAncestors(trx, parent.id), children, childRows);
 
   const subscribers = new Map<string, { user_id: number | null; child_object_id: number | null }>();
   for (const user of users.values()) subscribers.set(`u${user.id}`, { user_id: user.id, child_object_id: null });

@@ -56,7 +56,10 @@ export function createAndLockObject(trx: Db, workspaceId: number, ref: ObjectRef
 
 export const saveObjectStates = (trx: Db, states: StateWrite[]) => saveStates<ObjectRow>(trx, 'objects', OBJECT_COLUMNS, states);
 
-/** The named objects that exist, in one statement whatever the number of refs. */
+/**
+ * The named objects that exist, in one statement whatever the number of refs, share-locked (as a
+ * foreign key check would) so that they cannot be deleted before the transaction ends.
+ */
 export function findObjects(db: Db, workspaceId: number, refs: ObjectRef[]): Promise<ObjectRow[]> {
   const pairs = JSON.stringify(refs.map((ref) => ({ t: ref.objectType, i: ref.objectId })));
   return db
@@ -64,15 +67,19 @@ export function findObjects(db: Db, workspaceId: number, refs: ObjectRef[]): Pro
     .select(OBJECT_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where(sql<boolean>`(object_type, object_id) in (select t, i from jsonb_to_recordset(${pairs}::jsonb) as r(t text, i text))`)
+    .orderBy('id')
+    .forKeyShare()
     .execute();
 }
 
+/** Deletes objects (their subscriptions both ways cascade), locking them in id order first. */
 export async function deleteObjects(db: Db, workspaceId: number, objectType: string, objectIds: string[]): Promise<number> {
+  const ids = sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(objectIds)}::jsonb))`;
   const result = await db
     .deleteFrom('objects')
-    .where('workspace_id', '=', workspaceId)
-    .where('object_type', '=', objectType)
-    .where('object_id', 'in', sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(objectIds)}::jsonb))`)
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('objects').select('id').where('workspace_id', '=', workspaceId).where('object_type', '=', objectType).where('object_id', 'in', ids).orderBy('id').forUpdate(),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -59,11 +59,13 @@ export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: st
 /** Writes new user states back in one statement (see saveStates). */
 export const saveUserStates = (trx: Db, states: StateWrite[]) => saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
 
+/** Deletes users (their subscriptions and other dependent rows cascade), locking them in id order first. */
 export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
   const result = await db
     .deleteFrom('users')
-    .where('workspace_id', '=', workspaceId)
-    .where('distinct_id', 'in', textList(distinctIds))
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId).where('distinct_id', 'in', textList(distinctIds)).orderBy('id').forUpdate(),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

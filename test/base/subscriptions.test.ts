@@ -136,6 +136,29 @@ describe('subscriptions', () => {
     expect(count).toBe(new Set(Array.from({ length: 20 }, (_, i) => Array.from({ length: 10 }, (_, j) => (i * 3 + j) % 40)).flat()).size);
   });
 
+  it('keeps counts right, without deadlocks, while users and objects are deleted during adds', async () => {
+    const ws = await createWorkspaceFixture(t());
+    for (const id of ['p1', 'p2', 'c1', 'c2']) await call(ws, 'POST', `/v1/object/teams/${id}/`, {});
+    const users = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    await subscribe(ws, 'teams/p1', { recipients: users });
+    const work = [
+      ...Array.from({ length: 8 }, (_, i) =>
+        subscribe(ws, `teams/p${(i % 2) + 1}`, { recipients: [...users.slice(i, i + 5), { object_type: 'teams', id: `c${(i % 2) + 1}` }] }),
+      ),
+      ...users.slice(0, 6).map((id) => call(ws, 'DELETE', `/v1/user/${id}/`)),
+      call(ws, 'DELETE', '/v1/object/teams/c2/'),
+      call(ws, 'DELETE', '/v1/object/teams/p1/subscription/', { recipients: users.slice(6, 9) }),
+    ];
+    const responses = await Promise.all(work);
+    const statuses = responses.map((r) => r.statusCode);
+    expect(statuses.every((status) => [200, 204, 400].includes(status)), statuses.join(',')).toBe(true);
+    // The only refusals: adding teams/c2 after it was deleted.
+    for (const response of responses.filter((r) => r.statusCode === 400)) expect(response.json().message).toBe("recipients[5]: object 'teams/c2' not found");
+    for (const id of ['p1', 'p2']) {
+      expect((await call(ws, 'GET', `/v1/object/teams/${id}/`)).json().subscriptions_count, id).toBe(await realCount(ws, 'teams', id));
+    }
+  });
+
   it('lists subscribers with cursors, and removes subscriptions (204) fixing the count', async () => {
     const ws = await createWorkspaceFixture(t());
     for (const path of ['teams/t', 'kids/k']) await call(ws, 'POST', `/v1/object/${path}/`, {});
