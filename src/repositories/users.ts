@@ -27,7 +27,8 @@ export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: st
 const textList = (values: string[]) => sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
 
 /**
- * Locks the named users for update, in id order so that concurrent batches never deadlock.
+ * Locks the named users for update. Every path locks users in distinct_id order (the database's
+ * collation), so concurrent batches, edits and deletions never deadlock on them.
  * Users that do not exist are absent from the result. One statement.
  */
 export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
@@ -36,7 +37,7 @@ export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): 
     .select(USER_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('distinct_id', 'in', textList(distinctIds))
-    .orderBy('id')
+    .orderBy('distinct_id')
     .forUpdate()
     .execute();
 }
@@ -46,11 +47,11 @@ export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): 
  * no-op DO UPDATE both returns and locks users that already existed. `inserted` tells them apart.
  */
 export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<(UserRow & { inserted: boolean })[]> {
-  const sorted = [...new Set(distinctIds)].sort();
+  const unique = [...new Set(distinctIds)];
   return trx
     .insertInto('users')
     .columns(['workspace_id', 'distinct_id'])
-    .expression(sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) as ids(value)`)
+    .expression(sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) as ids(value) order by value`)
     .onConflict((oc) => oc.columns(['workspace_id', 'distinct_id']).doUpdateSet({ updated_at: sql`users.updated_at` }))
     .returning([...USER_COLUMNS, sql<boolean>`xmax = 0`.as('inserted')])
     .execute();
@@ -59,12 +60,12 @@ export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: st
 /** Writes new user states back in one statement (see saveStates). */
 export const saveUserStates = (trx: Db, states: StateWrite[]) => saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
 
-/** Deletes users (their subscriptions and other dependent rows cascade), locking them in id order first. */
+/** Deletes users (their subscriptions and other dependent rows cascade), locking them in distinct_id order first. */
 export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
   const result = await db
     .deleteFrom('users')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId).where('distinct_id', 'in', textList(distinctIds)).orderBy('id').forUpdate(),
+      eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId).where('distinct_id', 'in', textList(distinctIds)).orderBy('distinct_id').forUpdate(),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
