@@ -22,27 +22,19 @@ export interface ObjectRef {
   objectId: string;
 }
 
-export function findObject(db: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> {
-  return db
+const objectByRef = (db: Db, workspaceId: number, ref: ObjectRef) =>
+  db
     .selectFrom('objects')
     .select(OBJECT_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .where('object_type', '=', ref.objectType)
-    .where('object_id', '=', ref.objectId)
-    .executeTakeFirst();
-}
+    .where('object_id', '=', ref.objectId);
+
+export const findObject = (db: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> => objectByRef(db, workspaceId, ref).executeTakeFirst();
 
 /** The object, locked until the transaction ends (its key columns stay shareable for foreign keys). */
-export function lockObject(trx: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> {
-  return trx
-    .selectFrom('objects')
-    .select(OBJECT_COLUMNS)
-    .where('workspace_id', '=', workspaceId)
-    .where('object_type', '=', ref.objectType)
-    .where('object_id', '=', ref.objectId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-}
+export const lockObject = (trx: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> =>
+  objectByRef(trx, workspaceId, ref).forNoKeyUpdate().executeTakeFirst();
 
 /** Creates the object when missing and locks it, in one statement (the no-op DO UPDATE locks an existing one). */
 export function createAndLockObject(trx: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow & { inserted: boolean }> {
