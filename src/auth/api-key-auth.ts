@@ -4,7 +4,7 @@ import { findWorkspaceByApiKey } from '../repositories/api-keys.js';
 import { authenticationFailed, credentialFor, type RequestAuth } from './request-auth.js';
 
 /** Base surface: `Authorization: Bearer <API_KEY>`. Looked up on every request, so a disabled key fails at once. */
-export async function authenticateBaseRequest(db: Db, request: FastifyRequest): Promise<RequestAuth> {
+export async function authenticateApiKeyRequest(db: Db, request: FastifyRequest): Promise<RequestAuth> {
   const apiKey = credentialFor(request.headers.authorization, 'Bearer');
   if (!apiKey) throw authenticationFailed('missing or malformed Authorization header; expected "Bearer <API_KEY>"');
   const found = await findWorkspaceByApiKey(db, apiKey);

@@ -171,6 +171,30 @@ export interface TranslationVersionsTable {
   committed_by: Json<ActorColumn | null> | null;
 }
 
+export interface ObjectsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  object_type: string;
+  object_id: string;
+  properties: JsonWithDefault<Record<string, unknown>>;
+  channels: JsonWithDefault<Record<string, unknown[]>>;
+  /** Maintained by triggers on subscriptions, in the same transaction. */
+  subscriptions_count: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A user (user_id) or a child object (child_object_id) subscribed to a parent object (object_id). */
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  object_id: number;
+  user_id: number | null;
+  child_object_id: number | null;
+  properties: JsonWithDefault<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
@@ -185,6 +209,8 @@ export interface Database {
   workflow_versions: WorkflowVersionsTable;
   translation_files: TranslationFilesTable;
   translation_versions: TranslationVersionsTable;
+  objects: ObjectsTable;
+  subscriptions: SubscriptionsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

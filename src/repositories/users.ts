@@ -1,6 +1,18 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { saveStates, type StateWrite } from './entity-states.js';
+import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
 export const USER_COLUMNS = ['id', 'distinct_id', 'properties', 'channels', 'created_at', 'updated_at'] as const;
+
+export interface UserRow {
+  id: number;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+  channels: Record<string, unknown[]>;
+  created_at: Date;
+  updated_at: Date;
+}
 
 export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: string) {
   return db
@@ -9,4 +21,72 @@ export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: st
     .where('workspace_id', '=', workspaceId)
     .where('distinct_id', '=', distinctId)
     .executeTakeFirst();
+}
+
+/** A JSON list as rows of one text column: the same SQL on both engines, whatever the list length. */
+const textList = (values: string[]) => sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
+
+/**
+ * Locks the named users for update. Every path locks users in distinct_id order (the database's
+ * collation), so concurrent batches, edits and deletions never deadlock on them.
+ * Users that do not exist are absent from the result. One statement.
+ */
+export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
+  return trx
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('distinct_id', 'in', textList(distinctIds))
+    .orderBy('distinct_id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Creates the named users that do not exist yet and locks all of them, in one statement: the
+ * no-op DO UPDATE both returns and locks users that already existed. `inserted` tells them apart.
+ */
+export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<(UserRow & { inserted: boolean })[]> {
+  const unique = [...new Set(distinctIds)];
+  return trx
+    .insertInto('users')
+    .columns(['workspace_id', 'distinct_id'])
+    .expression(sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) as ids(value) order by value`)
+    .onConflict((oc) => oc.columns(['workspace_id', 'distinct_id']).doUpdateSet({ updated_at: sql`users.updated_at` }))
+    .returning([...USER_COLUMNS, sql<boolean>`xmax = 0`.as('inserted')])
+    .execute();
+}
+
+/** Writes new user states back in one statement (see saveStates). */
+export const saveUserStates = (trx: Db, states: StateWrite[]) => saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
+
+/** Deletes users (their subscriptions and other dependent rows cascade), locking them in distinct_id order first. */
+export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
+  const result = await db
+    .deleteFrom('users')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId).where('distinct_id', 'in', textList(distinctIds)).orderBy('distinct_id').forUpdate(),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** One page of a workspace's users, oldest first. */
+export async function listUsers(db: Db, workspaceId: number, window: CursorWindow) {
+  const [rows, totals] = await Promise.all([
+    db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where(withinWindow('id', window))
+      .orderBy('id', windowOrder(window))
+      .limit(window.limit + 1)
+      .execute(),
+    db
+      .selectFrom('users')
+      .select((eb) => [eb.fn.countAll<number>().as('count'), beyondWindow('id', window).as('beyond')])
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return cursorPage(rows, (row) => row.id, window, totals);
 }

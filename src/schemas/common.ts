@@ -8,6 +8,9 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 with offset' });
 
+/** The documented body of a 204 response. */
+export const NoContent = Type.Null({ description: 'No Content' });
+
 export const FullErrorSchema = Type.Object(
   {
     code: Type.Integer({ description: 'HTTP status' }),

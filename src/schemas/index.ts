@@ -5,6 +5,11 @@ import { PreferenceCategoriesSchema } from './preference-categories.js';
 import { TranslationContentSchema, TranslationFileSchema } from './translations.js';
 import { ValidationResultSchema } from './versioning.js';
 import { WorkflowSchema } from './workflows.js';
+import { CursorMetaSchema } from './cursor.js';
+import { EditOperationSchema } from './entity-operations.js';
+import { TenantSchema } from './tenants.js';
+import { ObjectSchema } from './objects.js';
+import { SubscribedToSchema, SubscriptionSchema } from './subscriptions.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 
@@ -25,4 +30,10 @@ export const sharedSchemas = [
   WorkflowSchema,
   TranslationFileSchema,
   TranslationContentSchema,
+  CursorMetaSchema,
+  EditOperationSchema,
+  TenantSchema,
+  ObjectSchema,
+  SubscriptionSchema,
+  SubscribedToSchema,
 ];

@@ -29,9 +29,12 @@ export const UserSchema = Type.Object(
   { $id: 'User', title: 'User', description: 'A channel key appears only when the user has entries for it.' },
 );
 
-export const DistinctIdParamsSchema = Type.Object({
-  distinct_id: Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the user's identifier in the caller's system; case-sensitive" }),
-});
+/** Ours: 1 to 256 characters, not only spaces; case-sensitive, any character. */
+export const DistinctIdSchema = Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the user's identifier in the caller's system; case-sensitive" });
+
+export const DistinctIdParamsSchema = Type.Object({ distinct_id: DistinctIdSchema });
+
+export const BulkDeleteUsersBodySchema = Type.Object({ distinct_ids: Type.Array(DistinctIdSchema, { minItems: 1, maxItems: 1000 }) });
 
 interface UserRow {
   distinct_id: string;
