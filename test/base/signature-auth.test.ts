@@ -97,15 +97,28 @@ describe('base authentication (signed workspace key)', () => {
     expect((await send(ws, 'GET', '/v1/user/', undefined, { date })).statusCode).toBe(200);
   });
 
-  it('stops a pair that is inactive or deleted', async () => {
-    for (const flag of [{ is_active: false }, { is_deleted: true }]) {
-      const ws = await createWorkspaceFixture(t());
-      expect((await send(ws, 'GET', '/v1/user/')).statusCode).toBe(200);
-      await t().db.updateTable('workspace_keys').set(flag).where('key', '=', ws.workspaceKey).execute();
-      const response = await send(ws, 'GET', '/v1/user/');
-      expect(response.statusCode, JSON.stringify(flag)).toBe(401);
-      expect(response.json()).toEqual(FAILURE);
-    }
+  it('stops a pair paused, deleted or rotated through the management API, on the very next request', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const management = (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+      t().app.inject({ method, url: `/management/v1/${ws.slug}/ws_key/${url}`, headers: ws.management, payload });
+    const created = (await management('POST', '', { name: 'orders-service' })).json();
+    const pair = { ...ws, workspaceKey: created.key, workspaceSecret: created.secret };
+    expect((await send(pair, 'GET', '/v1/user/')).statusCode).toBe(200);
+
+    expect((await management('PATCH', `${created.id}/`, { is_active: false })).statusCode).toBe(200);
+    expect((await send(pair, 'GET', '/v1/user/')).json()).toEqual(FAILURE);
+    expect((await management('PATCH', `${created.id}/`, { is_active: true })).statusCode).toBe(200);
+    expect((await send(pair, 'GET', '/v1/user/')).statusCode).toBe(200);
+
+    const rotated = (await management('POST', `${created.id}/rotate/`)).json();
+    expect((await send(pair, 'GET', '/v1/user/')).json()).toEqual(FAILURE);
+    const rotatedPair = { ...pair, workspaceSecret: rotated.secret };
+    expect((await send(rotatedPair, 'GET', '/v1/user/')).statusCode).toBe(200);
+
+    expect((await management('DELETE', `${created.id}/`)).statusCode).toBe(204);
+    expect((await send(rotatedPair, 'GET', '/v1/user/')).json()).toEqual(FAILURE);
+    // The default pair was never touched and still signs.
+    expect((await send(ws, 'GET', '/v1/user/')).statusCode).toBe(200);
   });
 
   it('uses the error shape of the route: full on tenants', async () => {
