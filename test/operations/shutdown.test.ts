@@ -41,7 +41,7 @@ describe('graceful shutdown', { timeout: 90_000 }, () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 40_000);
+        const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 80_000);
         child.stdout.on('data', () => {
           if (output.includes('Herald: base API')) {
             clearTimeout(timer);
