@@ -6,6 +6,8 @@ import { eventRoutes } from './events.js';
 import { tenantRoutes } from './tenants.js';
 import { objectRoutes } from './objects.js';
 import { subscriptionRoutes } from './subscriptions.js';
+import { userPreferenceRoutes } from './user-preferences.js';
+import { bulkPreferenceRoutes } from './bulk-preferences.js';
 
 /** The base surface: application calls, authenticated by API key or signed workspace key. Routes, in the order of compat.md. */
 export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,5 +25,7 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(tenantRoutes);
   await app.register(objectRoutes);
   await app.register(subscriptionRoutes);
+  await app.register(userPreferenceRoutes);
+  await app.register(bulkPreferenceRoutes);
   await app.register(segmentRoutes);
 };

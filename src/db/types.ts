@@ -195,6 +195,30 @@ export interface SubscriptionsTable {
   updated_at: Timestamp;
 }
 
+/** A channel a user turned off (is_restricted) in one tenant. */
+export interface UserChannelPreferencesTable {
+  user_id: number;
+  workspace_id: number;
+  tenant_id: string;
+  channel: string;
+  is_restricted: boolean;
+  updated_at: Timestamp;
+}
+
+/** A user's choice for one preference category in one tenant; a null preference follows the category default. */
+export interface UserCategoryPreferencesTable {
+  user_id: number;
+  workspace_id: number;
+  tenant_id: string;
+  category: string;
+  preference: string | null;
+  opt_in_channels: JsonWithDefault<string[]>;
+  opt_out_channels: JsonWithDefault<string[]>;
+  digest_schedule: Json<Record<string, unknown> | null> | null;
+  properties: JsonWithDefault<{ key: string; value: unknown }[]>;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
@@ -211,6 +235,8 @@ export interface Database {
   translation_versions: TranslationVersionsTable;
   objects: ObjectsTable;
   subscriptions: SubscriptionsTable;
+  user_channel_preferences: UserChannelPreferencesTable;
+  user_category_preferences: UserCategoryPreferencesTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

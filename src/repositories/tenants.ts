@@ -40,6 +40,15 @@ export function findTenant(db: Db, workspaceId: number, tenantId: string) {
   return db.selectFrom('tenants').select(TENANT_COLUMNS).where('workspace_id', '=', workspaceId).where('tenant_id', '=', tenantId).executeTakeFirst();
 }
 
+/**
+ * Whether the tenant exists, key-share locked until the transaction ends: a racing deletion of the
+ * tenant waits, so rows that reference it can be written safely (it is taken before any user lock).
+ */
+export async function lockTenantKey(trx: Db, workspaceId: number, tenantId: string): Promise<boolean> {
+  const row = await trx.selectFrom('tenants').select('tenant_id').where('workspace_id', '=', workspaceId).where('tenant_id', '=', tenantId).forKeyShare().executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function listTenants(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
   const [rows, total] = await Promise.all([
     db

@@ -12,6 +12,7 @@ import { ObjectSchema } from './objects.js';
 import { SubscribedToSchema, SubscriptionSchema } from './subscriptions.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
+import { CategoryPreferenceSchema, UserPreferencesSchema } from './preferences.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [
@@ -36,4 +37,6 @@ export const sharedSchemas = [
   ObjectSchema,
   SubscriptionSchema,
   SubscribedToSchema,
+  CategoryPreferenceSchema,
+  UserPreferencesSchema,
 ];
