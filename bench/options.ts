@@ -67,6 +67,7 @@ const USAGE = `npm run bench -- [options]
   --only 1,5         run only these scenarios
   --log-level L      Herald LOG_LEVEL (default info, as shipped)
   --profile          start Herald with --cpu-prof (bench/results/profiles/)
+  --rounds N         interleaved rounds for scenarios 1 and 6 (more rounds, steadier ratio)
   --no-write         do not update BENCHMARKS.md (quick runs never do)
 
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/herald_bench).
@@ -82,6 +83,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'log-level': { type: 'string', default: 'info' },
       profile: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
+      rounds: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -98,7 +100,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   return {
     quick: values.quick,
     embedded: values.embedded,
-    sizes: values.quick ? QUICK : FULL,
+    sizes: { ...(values.quick ? QUICK : FULL), ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}) },
     only,
     logLevel: values['log-level'],
     profile: values.profile,
