@@ -1,5 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
-import { pino, type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 
 /** Paths pino censors wherever a credential could appear in a log line. */
 export const REDACTED_PATHS = [
@@ -19,9 +19,6 @@ export function loggerOptions(level: string, stream?: DestinationStream): Fastif
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // stdout written asynchronously: lines logged while a write is in flight go out together in
-    // the next one, instead of one blocking write per line (BENCHMARKS.md). pino flushes what is
-    // left when the process exits, crashes included.
-    stream: stream ?? pino.destination({ dest: 1, sync: false }),
+    ...(stream ? { stream } : {}),
   };
 }
