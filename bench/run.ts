@@ -234,7 +234,7 @@ async function main() {
       heraldPeakRssMb,
       durationSeconds: (Date.now() - started) / 1000,
     };
-    const checks = checkTargets(results, heraldPeakRssMb);
+    const checks = checkTargets(results, heraldPeakRssMb, options.embedded);
     const report = renderReport(info, results, checks);
     process.stdout.write(`\n${report}`);
     writeOutputs(options, report, { info, results, checks });
