@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { SecretBox } from '../src/auth/secret-box.js';
-import { createDatabase, type Db } from '../src/db/database.js';
+import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { bootstrapWorkspace } from '../src/provisioning.js';
 import { findWorkspaceBySlug } from '../src/repositories/workspaces.js';
 import { MAIN_WORKSPACE, SCALE_WORKSPACE } from './data.js';
-import { scaleExtra, wants, type BenchOptions } from './options.js';
+import { scaleExtra, type BenchOptions } from './options.js';
 import type { RunInfo } from './report.js';
 import { analyze, seedEvents, seedUsers } from './seed-sql.js';
 
@@ -29,10 +29,7 @@ async function recreateDatabase(url: string) {
   }
 }
 
-const tableExists = async (db: Db, table: string) =>
-  (await sql<{ found: string | null }>`select to_regclass(${table})::text as found`.execute(db)).rows[0]?.found != null;
-
-/** Database, schema, workspaces and credentials, users and events: everything seeded by SQL. */
+/** Database, schema, both workspaces and their credentials, the main workspace's users and events (by SQL). */
 export async function prepareDatabase(options: BenchOptions, dataDir: string, secretKey: string, seeding: RunInfo['seeding'], timed: Timed) {
   if (!options.embedded) await recreateDatabase(options.databaseUrl);
   const handle = createDatabase(options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 });
@@ -51,15 +48,26 @@ export async function prepareDatabase(options: BenchOptions, dataDir: string, se
     };
     await step('users (SQL, 1–3 channels each)', sizes.users, () => seedUsers(db, mainId, 'user-', sizes.users));
     await step('events (SQL)', sizes.events, () => seedEvents(db, mainId, 'user-', sizes.users, sizes.events));
-    // Scenario 7's million subscribers need as many users, in their own workspace; only worth
-    // seeding when this build has subscriptions at all.
-    if ((await tableExists(db, 'subscriptions')) && (wants(options, '7'))) {
-      const members = sizes.scaleSubscribers + scaleExtra(sizes);
-      await step(`users of the scale workspace (SQL, scenario 7)`, members, () => seedUsers(db, scaleId, 'member-', members));
-    }
     await timed('analyze', () => analyze(db));
     const postgres = (await sql<{ version: string }>`select version() as version`.execute(db)).rows[0]?.version ?? '';
-    return { main, scale, mainId, postgres: postgres.split(' on ')[0] ?? postgres };
+    return { main, scale, mainId, scaleId, postgres: postgres.split(' on ')[0] ?? postgres };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Scenario 7's workspace: its large object's subscribers and the users to add, by SQL. Seeded
+ * after the other scenarios ran (Herald stopped, for the embedded engine's sake), so that they
+ * measure a users table of the main data set's size.
+ */
+export async function seedScaleUsers(options: BenchOptions, dataDir: string, scaleId: number, seeding: RunInfo['seeding'], timed: Timed) {
+  const { db } = createDatabase(options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 });
+  try {
+    const members = options.sizes.scaleSubscribers + scaleExtra(options.sizes);
+    const { seconds } = await timed('seeding users of the scale workspace (SQL, scenario 7)', () => seedUsers(db, scaleId, 'member-', members));
+    seeding.push({ what: 'users of the scale workspace (SQL, scenario 7)', target: members, reached: members, available: true, seconds });
+    await analyze(db);
   } finally {
     await db.destroy();
   }

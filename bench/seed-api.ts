@@ -122,13 +122,8 @@ export async function seedPreferenceCategories(ctx: ApiContext): Promise<SeedOut
   return { what, target, reached: live, available: true };
 }
 
-/** Everything the scenarios need beyond users and events, seeded through Herald itself. */
-export async function seedThroughApi(
-  main: ApiContext,
-  scale: ApiContext,
-  sizes: { objects: number; objectSubscribers: number; scaleSubscribers: number; apiSeedBudget: number },
-  log: (line: string) => void,
-): Promise<SeedOutcome[]> {
+/** Logs each outcome as it comes, with the seconds since the previous one. */
+function recorder(log: (line: string) => void) {
   const outcomes: SeedOutcome[] = [];
   let since = Date.now();
   const record = (outcome: SeedOutcome) => {
@@ -138,27 +133,39 @@ export async function seedThroughApi(
     log(`  ${outcome.what}: ${outcome.available ? `${outcome.reached} of ${outcome.target}` : 'not available in this build'}${outcome.note ? ` (${outcome.note})` : ''}`);
     return outcome;
   };
-  const started = Date.now();
-  const remaining = () => Math.max(5, sizes.apiSeedBudget - (Date.now() - started) / 1000);
+  return { outcomes, record };
+}
 
+/** What the scenarios of the main workspace need beyond users and events, seeded through Herald itself. */
+export async function seedMainThroughApi(
+  main: ApiContext,
+  sizes: { objects: number; objectSubscribers: number; apiSeedBudget: number },
+  log: (line: string) => void,
+): Promise<SeedOutcome[]> {
+  const { outcomes, record } = recorder(log);
   const teams = Array.from({ length: sizes.objects }, (_, i) => teamId(i));
   const objects = record(await seedObjects(main, TEAM_TYPE, teams, `objects (${TEAM_TYPE})`));
   if (objects.available) {
     record(await seedObjects(main, ORGANIZATION.type, [ORGANIZATION.id], `object ${ORGANIZATION.type}/${ORGANIZATION.id}`));
-    record(await seedSubscribers(main, ORGANIZATION, sizes.objectSubscribers, userId, remaining() / 2, `subscribers of ${ORGANIZATION.type}/${ORGANIZATION.id}`));
-    const scaleIds = [SCALE_OBJECTS.big, ...Array.from({ length: SCALE_OBJECTS.emptyCount }, (_, i) => SCALE_OBJECTS.empty(i))];
-    record(await seedObjects(scale, SCALE_OBJECTS.type, scaleIds, `scenario 7 objects (${SCALE_OBJECTS.type})`));
-    record(
-      await seedSubscribers(
-        scale,
-        { type: SCALE_OBJECTS.type, id: SCALE_OBJECTS.big },
-        sizes.scaleSubscribers,
-        memberId,
-        remaining(),
-        `subscribers of ${SCALE_OBJECTS.type}/${SCALE_OBJECTS.big} (scenario 7)`,
-      ),
-    );
+    const what = `subscribers of ${ORGANIZATION.type}/${ORGANIZATION.id}`;
+    record(await seedSubscribers(main, ORGANIZATION, sizes.objectSubscribers, userId, sizes.apiSeedBudget / 3, what));
   }
   record(await seedPreferenceCategories(main));
+  return outcomes;
+}
+
+/** Scenario 7's objects: the large one with its subscribers, and the empty ones. */
+export async function seedScaleThroughApi(
+  scale: ApiContext,
+  sizes: { scaleSubscribers: number; apiSeedBudget: number },
+  log: (line: string) => void,
+): Promise<SeedOutcome[]> {
+  const { outcomes, record } = recorder(log);
+  const ids = [SCALE_OBJECTS.big, ...Array.from({ length: SCALE_OBJECTS.emptyCount }, (_, i) => SCALE_OBJECTS.empty(i))];
+  const objects = record(await seedObjects(scale, SCALE_OBJECTS.type, ids, `scenario 7 objects (${SCALE_OBJECTS.type})`));
+  if (objects.available) {
+    const big = { type: SCALE_OBJECTS.type, id: SCALE_OBJECTS.big };
+    record(await seedSubscribers(scale, big, sizes.scaleSubscribers, memberId, sizes.apiSeedBudget, `subscribers of ${big.type}/${big.id} (scenario 7)`));
+  }
   return outcomes;
 }
