@@ -1,10 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
-import { ulid } from 'ulid';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './auth/secret-box.js';
+import { newUlid } from './ids.js';
 import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
 import { loggerOptions } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
@@ -53,7 +53,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
-    genReqId: () => ulid(),
+    genReqId: () => newUlid(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!REQUEST_ID.test(String(request.id))) request.id = ulid();
+    if (!REQUEST_ID.test(String(request.id))) request.id = newUlid();
     reply.header('x-request-id', request.id);
   });
   // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish.

@@ -9,6 +9,8 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_SIZE: Integer({ default: 10, minimum: 1, maximum: 200 }),
+  /** Named prepared statements for repeated SQL; false behind a pooler that cannot keep them (PgBouncer transaction mode < 1.21). */
+  DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true }),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   MANAGEMENT_PREFIX: Type.String({ default: '/management', pattern: '^/[A-Za-z0-9_\\-/]*[A-Za-z0-9_\\-]$' }),
   LOG_LEVEL: Type.Union(

@@ -18,6 +18,8 @@ export interface DatabaseOptions {
   timeoutMs?: number;
   /** Called for every statement sent: tests count round trips with it. */
   onQuery?: (event: LogEvent) => void;
+  /** PostgreSQL: send repeated statements as named prepared statements (default true). */
+  preparedStatements?: boolean;
 }
 
 export interface DatabaseHandle {
@@ -29,6 +31,41 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 /** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
 const toNumber = (value: string) => Number(value);
+
+/** At most this many statements get a name; each connection then holds at most this many plans. */
+export const PREPARED_STATEMENT_LIMIT = 200;
+
+/**
+ * Names the statements Herald sends again and again (its own parameterised SQL), so PostgreSQL
+ * parses and plans each once per connection instead of on every request: on a primary-key read
+ * that halved the database's CPU per request (BENCHMARKS.md). A statement earns a name on its
+ * second execution (one-off SQL, such as segment queries typed once, never does), names are
+ * bounded, and statements without parameters (BEGIN, COMMIT, …) are left alone.
+ */
+export function namePreparedStatements(pool: pg.Pool, limit = PREPARED_STATEMENT_LIMIT) {
+  const names = new Map<string, string>();
+  const seenOnce = new Set<string>();
+  const nameFor = (text: string): string | undefined => {
+    const known = names.get(text);
+    if (known !== undefined || names.size >= limit) return known;
+    if (!seenOnce.has(text)) {
+      if (seenOnce.size >= 10 * limit) seenOnce.clear();
+      seenOnce.add(text);
+      return undefined;
+    }
+    seenOnce.delete(text);
+    const name = `herald_${names.size + 1}`;
+    names.set(text, name);
+    return name;
+  };
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((config: unknown, values?: unknown, callback?: unknown) => {
+      const name = typeof config === 'string' && Array.isArray(values) && values.length > 0 ? nameFor(config) : undefined;
+      return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
+    }) as typeof client.query;
+  });
+}
 
 function postgresDialect(options: DatabaseOptions & { url: string }) {
   const pool = new pg.Pool({
@@ -43,6 +80,7 @@ function postgresDialect(options: DatabaseOptions & { url: string }) {
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  if (options.preparedStatements !== false) namePreparedStatements(pool);
   return new PostgresDialect({ pool });
 }
 

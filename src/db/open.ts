@@ -41,6 +41,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   const handle = createDatabase({
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     dataDir: join(config.DATA_DIR, 'pglite'),
     timeoutMs: config.DATABASE_TIMEOUT_MS,
   });

@@ -1,0 +1,255 @@
+/**
+ * `npm run bench`: seeds a data set, starts Herald and a bare Fastify + pg baseline as child
+ * processes, loads both from here with autocannon over 127.0.0.1, and writes the figures.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { parseOptions, wants, type BenchOptions } from './options.js';
+import { prepareDatabase, seedScaleUsers, type Timed } from './prepare.js';
+import { databaseCpuMs, RssSampler, startServer, stopServer, type Server } from './processes.js';
+import { checkTargets, renderReport, type RunInfo } from './report.js';
+import { readPath, listWorkspaceKeys } from './scenarios-read.js';
+import { addSubscriptions, bulkPreferences, segmentDryRun, subscriptionScaling } from './scenarios-write.js';
+import type { ScenarioContext, ScenarioResult } from './measure.js';
+import { seedMainThroughApi, seedScaleThroughApi, type ApiContext, type SeedOutcome } from './seed-api.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const MANAGEMENT_PREFIX = '/management';
+const started = Date.now();
+const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+const timed: Timed = async <T>(what: string, work: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
+  const t0 = Date.now();
+  log(what);
+  const value = await work();
+  return { value, seconds: (Date.now() - t0) / 1000 };
+};
+
+function machine(postgres: string): RunInfo['machine'] {
+  const cores = cpus();
+  return {
+    cpus: `${cores.length} × ${cores[0]?.model.trim() ?? 'unknown CPU'}`,
+    memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    os: `${type()} ${release()}`,
+    node: process.version,
+    postgres,
+  };
+}
+
+const gitCommit = () => {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+};
+
+async function runScenarios(options: BenchOptions, ctx: ScenarioContext): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const step = async (ids: string[], title: string, work: () => Promise<ScenarioResult | ScenarioResult[]>) => {
+    if (!ids.some((id) => wants(options, id))) return;
+    log(`scenario ${ids.join(' + ')}: ${title}`);
+    const outcome = await work();
+    for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
+      results.push(result);
+      if (result.status !== 'measured') log(`  ${result.id}: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`);
+    }
+  };
+  await step(['1', '6'], 'GET user, Bearer and signed, against the baseline', () => readPath(ctx, { bearer: wants(options, '1'), signed: wants(options, '6') }));
+  await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
+  await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
+  await step(['2'], 'add subscriptions', () => addSubscriptions(ctx));
+  await step(['3'], 'bulk preferences', () => bulkPreferences(ctx));
+  return results.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** The generated parts of BENCHMARKS.md sit between markers, one pair per engine; the rest is written by hand. */
+const markers = (engine: string) => [`<!-- bench:${engine}:start -->`, `<!-- bench:${engine}:end -->`] as const;
+
+function writeOutputs(options: BenchOptions, report: string, json: unknown) {
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const engine = options.embedded ? 'embedded' : 'postgres';
+  const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${options.quick ? 'quick' : 'full'}-${engine}`;
+  writeFileSync(join(dir, `${name}.md`), report);
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  log(`results: bench/results/${name}.md`);
+  if (!options.writeBenchmarks) return;
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const current = readFileSync(file, 'utf8');
+  const [start, end] = markers(engine);
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`BENCHMARKS.md lacks the ${start} … ${end} markers`);
+  writeFileSync(file, `${current.slice(0, from + start.length)}\n${report}${current.slice(to)}`);
+  log('BENCHMARKS.md updated');
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const tmp = mkdtempSync(join(tmpdir(), 'herald-bench-'));
+  const dataDir = join(tmp, 'data');
+  const secretKey = randomBytes(32).toString('base64url');
+  const seeding: RunInfo['seeding'] = [];
+  const loadStart = loadavg();
+  const servers: Server[] = [];
+  let stats: pg.Client | undefined;
+  try {
+    const prepared = await prepareDatabase(options, dataDir, secretKey, seeding, timed);
+    const engine = options.embedded ? `embedded PGlite (${prepared.postgres})` : prepared.postgres;
+    if (options.embedded) cpSync(join(dataDir, 'pglite'), join(tmp, 'baseline-pglite'), { recursive: true });
+    const baseline = await startServer({
+      name: 'baseline',
+      nodeArgs: [join(ROOT, 'dist', 'bench', 'baseline-server.js')],
+      env: {
+        PATH: process.env.PATH,
+        BASELINE_WORKSPACE_ID: String(prepared.mainId),
+        ...(options.embedded ? { BASELINE_PGLITE_DIR: join(tmp, 'baseline-pglite') } : { BASELINE_DATABASE_URL: options.databaseUrl }),
+      },
+      logFile: join(tmp, 'baseline.log'),
+      readyPath: '/readyz',
+    });
+    servers.push(baseline);
+    const herald = new HeraldProcess(options, tmp, dataDir, secretKey);
+    servers.push(await herald.start());
+    if (!options.embedded) {
+      stats = new pg.Client({ connectionString: options.databaseUrl, application_name: 'herald-bench-stats' });
+      await stats.connect();
+    }
+    const statsClient = stats;
+    const api = (credentials: { workspace: string; api_key: string; service_token: string }): ApiContext => ({
+      url: herald.server.url,
+      workspace: credentials.workspace,
+      apiKey: credentials.api_key,
+      serviceToken: credentials.service_token,
+      managementPrefix: MANAGEMENT_PREFIX,
+    });
+    const context = (seeds: SeedOutcome[]): ScenarioContext => ({
+      ...(statsClient ? { databaseCpu: () => databaseCpuMs((text) => statsClient.query<{ pid: number }>(text)) } : {}),
+      herald: herald.server,
+      baseline,
+      sampler: herald.sampler,
+      main: api(prepared.main),
+      scale: api(prepared.scale),
+      pair: { key: prepared.main.workspace_key, secret: prepared.main.workspace_secret },
+      sizes: options.sizes,
+      seeds,
+      log,
+    });
+
+    const { value: mainSeeds } = await timed('seeding through the API', () => seedMainThroughApi(api(prepared.main), options.sizes, log));
+    seeding.push(...mainSeeds);
+    const results = await runScenarios(options, context(mainSeeds));
+    if (wants(options, '7')) {
+      let scaleSeeds: SeedOutcome[] = [];
+      if (mainSeeds.find((seed) => seed.what.startsWith('objects'))?.available) {
+        servers.splice(servers.indexOf(herald.server), 1);
+        await herald.stop();
+        await seedScaleUsers(options, dataDir, prepared.scaleId, seeding, timed);
+        servers.push(await herald.start());
+        scaleSeeds = (await timed('seeding scenario 7 through the API', () => seedScaleThroughApi(api(prepared.scale), options.sizes, log))).value;
+        seeding.push(...scaleSeeds);
+      }
+      log('scenario 7: subscription cost vs object size');
+      results.push(report7(await subscriptionScaling(context(scaleSeeds))));
+    }
+    servers.splice(servers.indexOf(herald.server), 1);
+    await herald.stop();
+    for (const server of servers.splice(0).reverse()) await stopServer(server);
+    const info: RunInfo = {
+      date: new Date().toISOString(),
+      mode: options.quick ? 'quick' : 'full',
+      engine,
+      commit: gitCommit(),
+      logLevel: options.logLevel,
+      machine: machine(prepared.postgres),
+      loadAverage: { start: loadStart, end: loadavg() },
+      seeding,
+      heraldPeakRssMb: herald.peakRssMb,
+      durationSeconds: (Date.now() - started) / 1000,
+    };
+    const checks = checkTargets(results, herald.peakRssMb, options.embedded);
+    const report = renderReport(info, results, checks);
+    process.stdout.write(`\n${report}`);
+    writeOutputs(options, report, { info, results, checks });
+  } finally {
+    await stats?.end();
+    for (const server of servers.reverse()) await stopServer(server);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const report7 = (result: ScenarioResult) => {
+  if (result.status !== 'measured') log(`  7: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`);
+  return result;
+};
+
+/**
+ * The Herald process under test. It is started twice when scenario 7 runs (stopped while that
+ * scenario's data is seeded); its peak RSS is the largest either process reached.
+ */
+class HeraldProcess {
+  #server: Server | undefined;
+  #sampler: RssSampler | undefined;
+  peakRssMb = 0;
+
+  constructor(
+    private readonly options: BenchOptions,
+    private readonly tmp: string,
+    private readonly dataDir: string,
+    private readonly secretKey: string,
+  ) {}
+
+  get server(): Server {
+    if (!this.#server) throw new Error('Herald is not running');
+    return this.#server;
+  }
+
+  get sampler(): RssSampler {
+    if (!this.#sampler) throw new Error('Herald is not running');
+    return this.#sampler;
+  }
+
+  async start(): Promise<Server> {
+    const { options } = this;
+    const profileDir = join(ROOT, 'bench', 'results', 'profiles');
+    if (options.profile) mkdirSync(profileDir, { recursive: true });
+    const env: Record<string, string | undefined> = { ...process.env };
+    delete env.DATABASE_URL;
+    this.#server = await startServer({
+      name: 'Herald',
+      nodeArgs: [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(ROOT, 'dist', 'src', 'main.js')],
+      env: {
+        ...env,
+        ...(options.embedded ? {} : { DATABASE_URL: options.databaseUrl }),
+        DATA_DIR: this.dataDir,
+        SECRET_KEY: this.secretKey,
+        LOG_LEVEL: options.logLevel,
+        MANAGEMENT_PREFIX,
+      },
+      logFile: join(this.tmp, 'herald.log'),
+      readyPath: '/readyz',
+    });
+    this.#sampler = new RssSampler(this.#server.pid);
+    return this.#server;
+  }
+
+  async stop() {
+    if (!this.#server || !this.#sampler) return;
+    this.peakRssMb = Math.max(this.peakRssMb, this.#sampler.highWaterMark(), this.#sampler.peak());
+    this.#sampler.stop();
+    await stopServer(this.#server);
+    this.#server = undefined;
+    this.#sampler = undefined;
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
