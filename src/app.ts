@@ -4,6 +4,8 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './auth/secret-box.js';
+import { CredentialCache } from './auth/credential-cache.js';
+import { CredentialListener, type CredentialListenerOptions } from './auth/credential-listener.js';
 import { newUlid } from './ids.js';
 import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
 import { loggerOptions } from './logger.js';
@@ -21,6 +23,10 @@ declare module 'fastify' {
     db: Db;
     engine: Engine;
     secretBox: SecretBox;
+    /** Found credentials, kept in process; see src/auth/credential-cache.ts. */
+    credentials: CredentialCache;
+    /** PostgreSQL: hears other instances' credential changes; undefined on the embedded engine. */
+    credentialListener: CredentialListener | undefined;
   }
   interface FastifyRequest {
     /** The exact body bytes, for signature checks. */
@@ -39,6 +45,8 @@ export interface AppDependencies {
   secretBox: SecretBox;
   /** Where log lines go (tests capture them); stdout otherwise. */
   logStream?: DestinationStream;
+  /** Reconnection delays of the credential change listener (tests slow it down). */
+  credentialListener?: Pick<CredentialListenerOptions, 'retryDelayMs' | 'maxRetryDelayMs'>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -61,6 +69,18 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('db', deps.db);
   app.decorate('engine', deps.engine);
   app.decorate('secretBox', deps.secretBox);
+  const credentials = new CredentialCache({ maxEntries: config.CREDENTIAL_CACHE_SIZE, ttlMs: config.CREDENTIAL_CACHE_TTL_SECONDS * 1000 });
+  // Several instances may share PostgreSQL: they hear each other's changes, or do not cache at all.
+  const listener =
+    deps.engine === 'postgres' && config.DATABASE_URL && config.CREDENTIAL_CACHE_SIZE > 0
+      ? new CredentialListener({ url: config.DATABASE_URL, cache: credentials, log: app.log, ...deps.credentialListener })
+      : undefined;
+  app.decorate('credentials', credentials);
+  app.decorate('credentialListener', listener);
+  if (listener) {
+    app.addHook('onClose', () => listener.stop());
+    await listener.start();
+  }
   app.decorateRequest('auth', null as never);
 
   for (const schema of sharedSchemas) app.addSchema(schema);

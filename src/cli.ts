@@ -3,7 +3,8 @@ import { ConfigError, loadConfig, surfaceUrls, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
 import { bootstrapWorkspace, createWorkspace, isWorkspaceSlug } from './provisioning.js';
 import { createApiKey } from './repositories/api-keys.js';
-import { createServiceToken, revokeServiceToken } from './repositories/service-tokens.js';
+import { revokeServiceTokenEverywhere } from './auth/credential-changes.js';
+import { createServiceToken } from './repositories/service-tokens.js';
 import { findWorkspaceBySlug, listWorkspaces } from './repositories/workspaces.js';
 import { iso } from './schemas/common.js';
 
@@ -69,7 +70,8 @@ async function run(command: string[], flags: Flags, config: Config, database: Op
     }
     case 'service-token revoke': {
       if (!argument) throw new UsageError('service-token revoke needs the token id or the token');
-      if (!(await revokeServiceToken(db, argument))) throw new UsageError('no live service token matches');
+      // Running instances hear of it through NOTIFY, sent in the revoking transaction.
+      if (!(await revokeServiceTokenEverywhere(db, undefined, argument))) throw new UsageError('no live service token matches');
       return { revoked: true };
     }
     case 'api-key create': {

@@ -19,6 +19,8 @@ export const ConfigSchema = Type.Object({
   ),
   SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
   BODY_LIMIT: Integer({ default: 1_048_576, minimum: 1024, maximum: 100 * 1_048_576 }),
+  CREDENTIAL_CACHE_SIZE: Integer({ default: 10_000, minimum: 0, maximum: 1_000_000 }),
+  CREDENTIAL_CACHE_TTL_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
   SIGNATURE_MAX_SKEW_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
   REQUEST_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1000, maximum: 600_000 }),
   DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),

@@ -6,7 +6,7 @@ import { authenticateSignedRequest, parseSignedAuthorization, type SignatureAuth
 /** Base surface: a Bearer API key, or a workspace key signature as the backend SDKs send it. */
 export async function authenticateBaseRequest(deps: SignatureAuthDeps, request: FastifyRequest): Promise<RequestAuth> {
   const header = request.headers.authorization;
-  if (credentialFor(header, 'Bearer')) return authenticateApiKeyRequest(deps.db, request);
+  if (credentialFor(header, 'Bearer')) return authenticateApiKeyRequest(deps, request);
   if (parseSignedAuthorization(header)) return authenticateSignedRequest(deps, request);
   throw authenticationFailed('missing or malformed Authorization header; expected "Bearer <API_KEY>" or "<WORKSPACE_KEY>:<SIGNATURE>"');
 }

@@ -1,22 +1,34 @@
 import type { FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { findActiveServiceToken } from '../repositories/service-tokens.js';
 import { findWorkspaceBySlug } from '../repositories/workspaces.js';
+import type { CachedAuthDeps } from './api-key-auth.js';
+import { credentialTag, workspaceTag } from './credential-cache.js';
 import { authenticationFailed, credentialFor, type RequestAuth } from './request-auth.js';
+import { hashToken } from './tokens.js';
 
 /**
  * Management surface: `Authorization: ServiceToken <TOKEN>`, then the `{workspace}` path
  * segment resolved once. Token first, so an unauthenticated caller cannot probe for slugs.
+ * Both lookups are cached when found (the token by its hash); revoking drops the token's entry.
  */
-export async function authenticateManagementRequest(db: Db, request: FastifyRequest): Promise<RequestAuth> {
+export async function authenticateManagementRequest(deps: CachedAuthDeps, request: FastifyRequest): Promise<RequestAuth> {
   const token = credentialFor(request.headers.authorization, 'ServiceToken');
   if (!token) throw authenticationFailed('missing or malformed Authorization header; expected "ServiceToken <TOKEN>"');
-  const found = await findActiveServiceToken(db, token);
+  const tokenHash = hashToken(token);
+  const found = await deps.credentials.lookup(`service_token:${tokenHash}`, async () => {
+    const row = await findActiveServiceToken(deps.db, tokenHash);
+    if (!row) return undefined;
+    const actor = row.actor_name || row.actor_email ? { name: row.actor_name ?? '', email: row.actor_email ?? '' } : null;
+    return { value: { tokenId: row.id, actor }, tags: [credentialTag(row.id)] };
+  });
   if (!found) throw authenticationFailed('invalid service token');
-  const actor = found.actor_name || found.actor_email ? { name: found.actor_name ?? '', email: found.actor_email ?? '' } : null;
   const slug = (request.params as { workspace?: string } | undefined)?.workspace;
-  const workspace = slug === undefined ? null : ((await findWorkspaceBySlug(db, slug)) ?? null);
-  if (slug !== undefined && !workspace) throw notFound(`workspace '${slug}' not found`);
-  return { surface: 'management', tokenId: found.id, actor, workspace };
+  if (slug === undefined) return { surface: 'management', ...found, workspace: null };
+  const workspace = await deps.credentials.lookup(`workspace:${slug}`, async () => {
+    const row = await findWorkspaceBySlug(deps.db, slug);
+    return row && { value: row, tags: [workspaceTag(row.id)] };
+  });
+  if (!workspace) throw notFound(`workspace '${slug}' not found`);
+  return { surface: 'management', ...found, workspace };
 }

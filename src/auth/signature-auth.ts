@@ -1,7 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.js';
 import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
+import type { CachedAuthDeps } from './api-key-auth.js';
+import { credentialTag, workspaceTag } from './credential-cache.js';
 import { authenticationFailed, type RequestAuth } from './request-auth.js';
 import type { SecretBox } from './secret-box.js';
 import { constantTimeEqual } from './tokens.js';
@@ -41,10 +42,30 @@ const withinSkew = (date: string, maxSkewSeconds: number, now = Date.now()) => {
 // Unknown keys still pay for an HMAC, so timing does not tell a wrong key from a wrong signature.
 const decoySecret = randomBytes(32).toString('base64url');
 
-export interface SignatureAuthDeps {
-  db: Db;
+export interface SignatureAuthDeps extends CachedAuthDeps {
   secretBox: SecretBox;
   maxSkewSeconds: number;
+}
+
+/**
+ * The pair a key names, with its secret decrypted, while it may authenticate. Cached when found,
+ * so a signed request pays no AES-GCM decryption; rotating, pausing or deleting the pair drops
+ * the entry (changeCredentials). A secret that cannot be decrypted is never cached.
+ */
+function findSigningPair(deps: SignatureAuthDeps, request: FastifyRequest, key: string) {
+  return deps.credentials.lookup(`workspace_key:${key}`, async () => {
+    const row = await findAuthenticatingWorkspaceKey(deps.db, key);
+    if (!row) return undefined;
+    const { workspace_key_id, secret_ciphertext, ...workspace } = row;
+    let secret: string;
+    try {
+      secret = deps.secretBox.decrypt(secret_ciphertext);
+    } catch {
+      request.log.error({ workspace_key_id }, 'workspace secret cannot be decrypted (was SECRET_KEY changed?)');
+      return undefined;
+    }
+    return { value: { credentialId: workspace_key_id, secret, workspace }, tags: [credentialTag(workspace_key_id), workspaceTag(workspace.id)] };
+  });
 }
 
 /**
@@ -55,18 +76,9 @@ export async function authenticateSignedRequest(deps: SignatureAuthDeps, request
   const failed = authenticationFailed('invalid signature or workspace key');
   const credential = parseSignedAuthorization(request.headers.authorization);
   if (!credential) throw failed;
-  const found = await findAuthenticatingWorkspaceKey(deps.db, credential.key);
-  let secret = decoySecret;
-  if (found) {
-    try {
-      secret = deps.secretBox.decrypt(found.secret_ciphertext);
-    } catch {
-      request.log.error({ workspace_key_id: found.workspace_key_id }, 'workspace secret cannot be decrypted (was SECRET_KEY changed?)');
-    }
-  }
-  const matches = constantTimeEqual(sign(secret, stringToSign(request)), credential.signature);
+  const found = await findSigningPair(deps, request, credential.key);
+  const matches = constantTimeEqual(sign(found?.secret ?? decoySecret, stringToSign(request)), credential.signature);
   const fresh = withinSkew(String(request.headers.date ?? ''), deps.maxSkewSeconds);
-  if (!found || secret === decoySecret || !matches || !fresh) throw failed;
-  const { workspace_key_id, secret_ciphertext: _ciphertext, ...workspace } = found;
-  return { surface: 'base', method: 'workspace_key', credentialId: workspace_key_id, workspace };
+  if (!found || !matches || !fresh) throw failed;
+  return { surface: 'base', method: 'workspace_key', credentialId: found.credentialId, workspace: found.workspace };
 }

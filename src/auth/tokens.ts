@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids.js';
 
 /** A prefixed identifier: `ws_apik_` + 26-character ULID, and the like. */
-export const prefixedId = (prefix: string) => `${prefix}${ulid()}`;
+export const prefixedId = (prefix: string) => `${prefix}${newUlid()}`;
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Whether an id has the shape prefixedId makes; anything else cannot name a record. */

@@ -15,7 +15,7 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   // caller learns anything from validation errors.
   app.addHook('preValidation', async (request) => {
     request.auth = await authenticateBaseRequest(
-      { db: app.db, secretBox: app.secretBox, maxSkewSeconds: app.config.SIGNATURE_MAX_SKEW_SECONDS },
+      { db: app.db, credentials: app.credentials, secretBox: app.secretBox, maxSkewSeconds: app.config.SIGNATURE_MAX_SKEW_SECONDS },
       request,
     );
   });

@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { actorOf, workspaceOf } from '../auth/request-auth.js';
 import { isPrefixedId } from '../auth/tokens.js';
 import { notFound } from '../errors.js';
+import { credentialTag } from '../auth/credential-cache.js';
+import { changeCredentials } from '../auth/credential-changes.js';
 import { API_KEY_ID_PREFIX, createApiKey, disableApiKey, listApiKeys } from '../repositories/api-keys.js';
 import { fullErrors, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import { ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, presentApiKey } from '../schemas/api-keys.js';
@@ -69,7 +71,14 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { api_key_id: id } = request.params;
-      const disabled = isPrefixedId(API_KEY_ID_PREFIX, id) && (await disableApiKey(app.db, { workspaceId: workspaceOf(request).id, id, deletedBy: actorOf(request) }));
+      const workspaceId = workspaceOf(request).id;
+      // The key fails from the next request on, on every instance: its cached lookups are dropped here and announced.
+      const disabled =
+        isPrefixedId(API_KEY_ID_PREFIX, id) &&
+        (await changeCredentials(app.db, app.credentials, async (trx) => {
+          const value = await disableApiKey(trx, { workspaceId, id, deletedBy: actorOf(request) });
+          return { value, changed: value ? [credentialTag(id)] : [] };
+        }));
       if (!disabled) throw notFound(`API key '${id}' not found`);
       return reply.code(204).send(null);
     },

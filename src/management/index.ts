@@ -11,7 +11,7 @@ import { workspaceRoutes } from './workspaces.js';
 /** The management surface: ops calls, authenticated by service token, scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (request) => {
-    request.auth = await authenticateManagementRequest(app.db, request);
+    request.auth = await authenticateManagementRequest({ db: app.db, credentials: app.credentials }, request);
   });
 
   await app.register(workspaceRoutes);

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { actorOf, workspaceOf } from '../auth/request-auth.js';
 import { isPrefixedId } from '../auth/tokens.js';
+import { credentialTag } from '../auth/credential-cache.js';
+import { changeCredentials } from '../auth/credential-changes.js';
 import type { Db } from '../db/database.js';
 import { badRequest, notFound } from '../errors.js';
 import {
@@ -39,10 +42,18 @@ async function refusal(db: Db, workspaceId: number, id: string, action: 'change'
   return unknownKey(id);
 }
 
-/** Runs one change (a single UPDATE … RETURNING) on a live pair of the workspace, or throws why it matched none. */
-async function changePair<T>(db: Db, workspaceId: number, id: string, action: 'change' | 'delete', run: () => Promise<T | undefined>) {
-  const result = isPrefixedId(WORKSPACE_KEY_ID_PREFIX, id) ? await run() : undefined;
-  if (result === undefined) throw await refusal(db, workspaceId, id, action);
+/**
+ * Runs one change (a single UPDATE … RETURNING) on a live pair of the workspace, or throws why it
+ * matched none. A change drops the pair's cached lookups here and, by NOTIFY, on every instance.
+ */
+async function changePair<T>(app: FastifyInstance, workspaceId: number, id: string, action: 'change' | 'delete', run: (trx: Db) => Promise<T | undefined>) {
+  const result = isPrefixedId(WORKSPACE_KEY_ID_PREFIX, id)
+    ? await changeCredentials(app.db, app.credentials, async (trx) => {
+        const value = await run(trx);
+        return { value, changed: value === undefined ? [] : [credentialTag(id)] };
+      })
+    : undefined;
+  if (result === undefined) throw await refusal(app.db, workspaceId, id, action);
   return result;
 }
 
@@ -131,8 +142,8 @@ export const workspaceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { id } = request.params;
       const workspaceId = workspaceOf(request).id;
-      const rotated = await changePair(app.db, workspaceId, id, 'change', () =>
-        rotateWorkspaceKeySecret(app.db, app.secretBox, { workspaceId, id, rotatedBy: actorOf(request) }),
+      const rotated = await changePair(app, workspaceId, id, 'change', (trx) =>
+        rotateWorkspaceKeySecret(trx, app.secretBox, { workspaceId, id, rotatedBy: actorOf(request) }),
       );
       return present(rotated);
     },
@@ -153,8 +164,8 @@ export const workspaceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { id } = request.params;
       const workspaceId = workspaceOf(request).id;
-      const updated = await changePair(app.db, workspaceId, id, 'change', () =>
-        setWorkspaceKeyActive(app.db, { workspaceId, id, isActive: request.body.is_active }),
+      const updated = await changePair(app, workspaceId, id, 'change', (trx) =>
+        setWorkspaceKeyActive(trx, { workspaceId, id, isActive: request.body.is_active }),
       );
       return present(updated);
     },
@@ -174,7 +185,7 @@ export const workspaceKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params;
       const workspaceId = workspaceOf(request).id;
-      await changePair(app.db, workspaceId, id, 'delete', () => deleteWorkspaceKey(app.db, { workspaceId, id, deletedBy: actorOf(request) }));
+      await changePair(app, workspaceId, id, 'delete', (trx) => deleteWorkspaceKey(trx, { workspaceId, id, deletedBy: actorOf(request) }));
       return reply.code(204).send(null);
     },
   );

@@ -31,13 +31,13 @@ export async function createApiKey(
   return { ...row, apiKey };
 }
 
-/** The workspace an API key authenticates for, if the key exists and is not disabled. */
-export function findWorkspaceByApiKey(db: Db, apiKey: string) {
+/** The workspace an API key (given by its hash) authenticates for, if the key exists and is not disabled. */
+export function findWorkspaceByApiKey(db: Db, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
     .select(['api_keys.id as api_key_id', ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const)])
-    .where('api_keys.key_hash', '=', hashToken(apiKey))
+    .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.deleted_at', 'is', null)
     .executeTakeFirst();
 }
@@ -54,8 +54,8 @@ export async function listApiKeys(db: Db, workspaceId: number, page: { limit: nu
 
 /**
  * Disables a key of this workspace in one UPDATE: false when no usable key has that id here
- * (unknown, already disabled, or another workspace's). Base auth reads deleted_at on every
- * request, so the key fails from the next call on.
+ * (unknown, already disabled, or another workspace's). The caller runs it through
+ * changeCredentials, so cached lookups of the key are dropped and it fails from the next call on.
  */
 export async function disableApiKey(db: Db, input: { workspaceId: number; id: string; deletedBy: ActorColumn | null }) {
   const row = await db

@@ -20,22 +20,24 @@ export async function createServiceToken(db: Db, actor: ActorColumn | null) {
   return { ...row, token };
 }
 
-export function findActiveServiceToken(db: Db, token: string) {
+/** A live token, given by its hash. */
+export function findActiveServiceToken(db: Db, tokenHash: string) {
   return db
     .selectFrom('service_tokens')
     .select(['id', 'actor_name', 'actor_email'])
-    .where('token_hash', '=', hashToken(token))
+    .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
 }
 
-/** Revokes by id or by the token itself; returns whether a live token was revoked. */
-export async function revokeServiceToken(db: Db, idOrToken: string): Promise<boolean> {
-  const result = await db
+/** Revokes by id or by the token itself; returns the id of the live token revoked, if any. */
+export async function revokeServiceToken(db: Db, idOrToken: string): Promise<string | undefined> {
+  const row = await db
     .updateTable('service_tokens')
     .set({ revoked_at: new Date() })
     .where((eb) => eb.or([eb('id', '=', idOrToken), eb('token_hash', '=', hashToken(idOrToken))]))
     .where('revoked_at', 'is', null)
+    .returning('id')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows ?? 0) > 0;
+  return row?.id;
 }

@@ -93,6 +93,7 @@ describe('POST /event/', () => {
   it('applies a batch of user edits in a fixed number of statements', async () => {
     const ws = await createWorkspaceFixture(t());
     const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ distinct_id: `b${i}`, $user_operations: [{ $set: { i } }] }));
+    await post(ws, batch(1)); // finds the API key: the calls measured below are answered by the credential cache
     t().queries.reset();
     await post(ws, batch(2));
     const few = t().queries.count;

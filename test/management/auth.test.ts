@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { createServiceToken, revokeServiceToken } from '../../src/repositories/service-tokens.js';
+import { createServiceToken } from '../../src/repositories/service-tokens.js';
+import { revokeServiceTokenEverywhere } from '../../src/auth/credential-changes.js';
 
 const authenticationFailed = (message: string) => ({
   code: 401,
@@ -40,7 +41,7 @@ describe('management authentication', () => {
     const { id, token } = await createServiceToken(t().db, null);
     const headers = { authorization: `ServiceToken ${token}` };
     expect((await t().app.inject({ method: 'GET', url: '/management/v1/workspace/', headers })).statusCode).toBe(200);
-    expect(await revokeServiceToken(t().db, id)).toBe(true);
+    expect(await revokeServiceTokenEverywhere(t().db, t().app.credentials, id)).toBe(true);
     expect((await t().app.inject({ method: 'GET', url: '/management/v1/workspace/', headers })).statusCode).toBe(401);
   });
 

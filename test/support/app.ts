@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretBox } from '../../src/auth/secret-box.js';
 import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
@@ -28,7 +28,7 @@ export interface TestApp {
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
-  options: { beforeReady?: (app: FastifyInstance) => void } = {},
+  options: { beforeReady?: (app: FastifyInstance) => void; credentialListener?: AppDependencies['credentialListener'] } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, ...env });
   const queries = {
@@ -57,7 +57,7 @@ export async function buildTestApp(
     },
   });
   const secretBox = new SecretBox(TEST_SECRET_KEY);
-  const app = await buildApp({ config, db, engine, secretBox, logStream });
+  const app = await buildApp({ config, db, engine, secretBox, logStream, credentialListener: options.credentialListener });
   options.beforeReady?.(app);
   await app.ready();
   queries.reset();

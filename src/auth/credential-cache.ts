@@ -1,0 +1,106 @@
+/** The PostgreSQL channel credential changes are announced on; the payload is space-separated tags. */
+export const CREDENTIAL_CHANNEL = 'herald_credentials';
+
+/** What an entry depends on: the credential's record id, and its workspace. */
+export const credentialTag = (id: string) => `credential:${id}`;
+export const workspaceTag = (workspaceId: number) => `workspace:${workspaceId}`;
+
+interface Entry {
+  value: unknown;
+  tags: readonly string[];
+  expiresAt: number;
+}
+
+export interface CredentialCacheOptions {
+  /** Most entries kept (least recently used evicted first); 0 turns the cache off. */
+  maxEntries: number;
+  /** Safety net: an entry is looked up again after this long even if no change was announced. */
+  ttlMs: number;
+  /** Start bypassed, until a listener reports it is listening (PostgreSQL). */
+  startBypassed?: boolean;
+  now?: () => number;
+}
+
+/**
+ * Positive credential lookups (credential → workspace, decrypted secret, actor) kept in process.
+ * Failures are never cached: an unknown key costs one indexed lookup, as before, and a flood of
+ * them cannot evict good entries. Every change to a credential or workspace goes through
+ * changeCredentials, which drops the entries here after commit and NOTIFYs other instances in
+ * the same transaction. While the listener for those notifications is down, the cache is
+ * bypassed (every request looks up), and it is cleared before it is used again.
+ */
+export class CredentialCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #options: Required<Omit<CredentialCacheOptions, 'startBypassed'>>;
+  #bypassed: boolean;
+  /** Bumped by every invalidation: a lookup that started before one never stores its (maybe stale) answer. */
+  #epoch = 0;
+
+  constructor(options: CredentialCacheOptions) {
+    this.#options = { now: Date.now, ...options };
+    this.#bypassed = options.startBypassed ?? false;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Whether lookups are answered from memory right now. */
+  get active(): boolean {
+    return !this.#bypassed && this.#options.maxEntries > 0;
+  }
+
+  /** The cached answer for `key`, or `load()`'s; only a found answer is kept, tagged with what it depends on. */
+  async lookup<T>(key: string, load: () => Promise<{ value: T; tags: readonly string[] } | undefined>): Promise<T | undefined> {
+    if (this.active) {
+      const hit = this.#entries.get(key);
+      if (hit && hit.expiresAt > this.#options.now()) {
+        this.#entries.delete(key);
+        this.#entries.set(key, hit);
+        return hit.value as T;
+      }
+      if (hit) this.#entries.delete(key);
+    }
+    const epoch = this.#epoch;
+    const found = await load();
+    if (found === undefined) return undefined;
+    if (this.active && epoch === this.#epoch) this.#store(key, found.value, found.tags);
+    return found.value;
+  }
+
+  #store(key: string, value: unknown, tags: readonly string[]) {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, tags, expiresAt: this.#options.now() + this.#options.ttlMs });
+    while (this.#entries.size > this.#options.maxEntries) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /** Drops every entry carrying one of the tags. Changes are rare, so a scan of a bounded map is enough. */
+  invalidate(tags: readonly string[]) {
+    this.#epoch += 1;
+    if (tags.length === 0) return;
+    const wanted = new Set(tags);
+    for (const [key, entry] of this.#entries) {
+      if (entry.tags.some((tag) => wanted.has(tag))) this.#entries.delete(key);
+    }
+  }
+
+  clear() {
+    this.#epoch += 1;
+    this.#entries.clear();
+  }
+
+  /** The listener lost its connection: notifications may be missed, so look everything up until it is back. */
+  bypass() {
+    this.#bypassed = true;
+    this.clear();
+  }
+
+  /** The listener is listening again: start from empty, so nothing missed while it was down survives. */
+  resume() {
+    this.clear();
+    this.#bypassed = false;
+  }
+}
