@@ -61,8 +61,14 @@ async function run(command: string[], flags: Flags, config: Config, database: Op
       return { workspace: workspace.slug, name: workspace.name, workspace_key: defaultKey.key, workspace_secret: defaultKey.secret };
     }
     case 'workspace list': {
-      const { rows, count } = await listWorkspaces(db, { limit: 1000, offset: 0 });
-      return { count, results: rows.map((row) => ({ slug: row.slug, name: row.name, created_at: iso(row.created_at) })) };
+      const results = [];
+      for (let offset = 0, count = 1; offset < count; offset += 1000) {
+        const page = await listWorkspaces(db, { limit: 1000, offset });
+        count = page.count;
+        results.push(...page.rows.map((row) => ({ slug: row.slug, name: row.name, created_at: iso(row.created_at) })));
+        if (page.rows.length === 0) break;
+      }
+      return { count: results.length, results };
     }
     case 'service-token create': {
       const token = await createServiceToken(db, actorFrom(flags));

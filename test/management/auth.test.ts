@@ -32,7 +32,10 @@ describe('management authentication', () => {
 
   it('accepts a valid token and lists the workspace', async () => {
     const ws = await createWorkspaceFixture(t());
-    const response = await t().app.inject({ method: 'GET', url: '/management/v1/workspace/?limit=1000', headers: ws.management });
+    // Workspaces are listed oldest first: the newest page holds the one just created.
+    const first = await t().app.inject({ method: 'GET', url: '/management/v1/workspace/?limit=1', headers: ws.management });
+    const offset = Math.max(0, first.json().meta.count - 1000);
+    const response = await t().app.inject({ method: 'GET', url: `/management/v1/workspace/?limit=1000&offset=${offset}`, headers: ws.management });
     expect(response.statusCode).toBe(200);
     expect(response.json().results.map((w: { slug: string }) => w.slug)).toContain(ws.slug);
   });
