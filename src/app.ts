@@ -5,12 +5,15 @@ import { ulid } from 'ulid';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './auth/secret-box.js';
-import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
+import { badRequest, errorHandler, HttpError, sendError, toHttpError, type ErrorShape } from './errors.js';
 import { loggerOptions } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
 import { trackAllowedMethods } from './http/method-not-allowed.js';
 import { registerApiReference, registerOpenApi } from './http/openapi.js';
+import { documentFrameworkErrors } from './http/documented-errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
+import { registerRateLimit } from './http/rate-limit.js';
 import { baseTree } from './base/index.js';
 import { managementTree } from './management/index.js';
 
@@ -49,6 +52,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
+    // A handler that outlives the timeout answers 503; Node checks slow requests every second, not every 30.
+    handlerTimeout: config.REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: 1000 },
+    // Requests that fail before routing (malformed percent-encoding, a path parameter over 1024 bytes).
+    frameworkErrors: (error, request, reply) => sendError(request, reply, toHttpError(error)),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
@@ -71,7 +79,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const bytes = body as Buffer;
     request.rawBody = bytes;
     if (bytes.length === 0) return done(null, undefined);
-    parseJson(request, bytes.toString('utf8'), done);
+    parseJson(request, bytes.toString('utf8'), (error, value) => {
+      if (error) return done(error, undefined);
+      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, { body: 'is nested too deeply' }), undefined);
+      done(null, value);
+    });
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -97,6 +109,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   await registerOpenApi(app);
+  await registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  documentFrameworkErrors(app, { rateLimited: config.RATE_LIMIT_MAX > 0 });
   await app.register(healthRoutes);
   await app.register(baseTree);
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });

@@ -14,8 +14,13 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Embedded engine folder; `memory://` keeps it in memory (tests). */
   dataDir?: string;
-  /** How long a request waits for a connection or a statement before failing. */
+  /** How long a request waits for a connection before failing. */
   timeoutMs?: number;
+  /**
+   * PostgreSQL: the longest a statement may run (server side), and, a little later, the longest the
+   * client waits for its answer (a half-open connection cannot hang a request). None when unset.
+   */
+  statementTimeoutMs?: number;
   /** Called for every statement sent: tests count round trips with it. */
   onQuery?: (event: LogEvent) => void;
 }
@@ -30,12 +35,43 @@ const NUMERIC_OID = 1700;
 /** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
 const toNumber = (value: string) => Number(value);
 
+/**
+ * The pool's client, hardened against network faults. pg emits 'error' on a client a request is
+ * holding when its connection drops; unheard, that would crash the process. The failure already
+ * reaches the request as a rejected query (→ 503), and the pool discards the dead client on release.
+ * A query that outlives query_timeout closes its connection: after a half-open failure the
+ * protocol state is unknown (a late BEGIN would leave the next borrower inside a transaction).
+ */
+class GuardedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: Error) => {
+          if (error?.message === 'Query read timeout') (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        });
+      }
+      return result;
+    }) as typeof this.query;
+  }
+}
+
 function postgresDialect(options: DatabaseOptions & { url: string }) {
+  const statementTimeout = options.statementTimeoutMs;
   const pool = new pg.Pool({
+    Client: GuardedClient,
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.timeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(statementTimeout
+      ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout, query_timeout: statementTimeout + 1000 }
+      : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID || oid === NUMERIC_OID ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
