@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './auth/secret-box.js';
-import { badRequest, errorHandler, HttpError, sendError, toHttpError, type ErrorShape } from './errors.js';
+import { badRequest, errorHandler, HttpError, sendError, toHttpError, unavailable, type ErrorShape } from './errors.js';
 import { loggerOptions } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
@@ -57,7 +57,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     http: { connectionsCheckingInterval: 1000 },
     // Requests that fail before routing (malformed percent-encoding, a path parameter over 1024 bytes).
     frameworkErrors: (error, request, reply) => sendError(request, reply, toHttpError(error)),
-    return503OnClosing: true,
+    // Refused by the hook below instead, so the 503 has the route's error body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
     genReqId: () => ulid(),
@@ -90,10 +91,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     if (!REQUEST_ID.test(String(request.id))) request.id = ulid();
     reply.header('x-request-id', request.id);
   });
-  // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish.
+  // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish;
+  // requests still arriving on open connections are refused with 503.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw unavailable('the server is shutting down; retry shortly');
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
