@@ -52,9 +52,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
-    // A handler that outlives the timeout answers 503; Node checks slow requests every second, not every 30.
-    handlerTimeout: config.REQUEST_TIMEOUT_MS,
-    http: { connectionsCheckingInterval: 1000 },
+    // A request still arriving after REQUEST_TIMEOUT_MS gets 408 and its connection closed: Node checks
+    // twice a second (not every 30 s), and only when headersTimeout is no longer than requestTimeout.
+    // A handler still running after twice that answers 503.
+    handlerTimeout: 2 * config.REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: 500, headersTimeout: config.REQUEST_TIMEOUT_MS },
     // Requests that fail before routing (malformed percent-encoding, a path parameter over 1024 bytes).
     frameworkErrors: (error, request, reply) => sendError(request, reply, toHttpError(error)),
     // Refused by the hook below instead, so the 503 has the route's error body.
