@@ -46,14 +46,20 @@ function queryPairs(name: string, value: unknown): string[] {
   });
 }
 
-const inputValue = (input: RouteInput, known: Known) =>
-  fc.oneof({ weight: 5, arbitrary: valid(input.schema, known, input.name) }, { weight: 2, arbitrary: hostile(input.schema, known, input.name) });
+/** `fuzz`: well-formed and hostile inputs mixed; `valid`: only what the schemas accept (seeding, load). */
+export type InputMode = 'fuzz' | 'valid';
+
+const inputValue = (input: RouteInput, known: Known, mode: InputMode) =>
+  mode === 'valid'
+    ? valid(input.schema, known, input.name)
+    : fc.oneof({ weight: 5, arbitrary: valid(input.schema, known, input.name) }, { weight: 2, arbitrary: hostile(input.schema, known, input.name) });
 
 const RAW_BODIES = ['', '{', '{"a":', 'nul', '{"a":1}}', '[' .repeat(100_000), '\u00ff\u00fe', 'null', '1', '"text"', '[]', 'true', '{"__proto__":{"x":1}}'];
 const OTHER_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16le', 'application/jsonx', 'multipart/form-data; boundary=x'];
 
-function bodyArbitrary(route: CatalogueRoute, known: Known): Arbitrary<{ payload?: string; contentType?: string }> {
+function bodyArbitrary(route: CatalogueRoute, known: Known, mode: InputMode): Arbitrary<{ payload?: string; contentType?: string }> {
   const json = (value: Arbitrary<unknown>) => value.map((v) => ({ payload: toJsonText(v), contentType: 'application/json' }));
+  if (mode === 'valid') return route.body ? json(valid(route.body, known)) : fc.constant({});
   const raw = fc.oneof(
     fc.constantFrom(...RAW_BODIES).map((payload) => ({ payload, contentType: 'application/json' })),
     fc.tuple(fc.constantFrom(...OTHER_CONTENT_TYPES), fc.constantFrom('{"a":1}', 'a=1', '')).map(([contentType, payload]) => ({ payload, contentType })),
@@ -67,17 +73,19 @@ function bodyArbitrary(route: CatalogueRoute, known: Known): Arbitrary<{ payload
 }
 
 /** Requests for one route: path parameters, query and body generated from its schemas, then mutated. */
-export function requestArbitrary(route: CatalogueRoute, known: Known, auth: Record<string, string>): Arbitrary<FuzzRequest> {
-  const params = fc.record(Object.fromEntries(route.params.map((p) => [p.name, inputValue(p, known)])));
+export function requestArbitrary(route: CatalogueRoute, known: Known, auth: Record<string, string>, mode: InputMode = 'fuzz'): Arbitrary<FuzzRequest> {
+  const params = fc.record(Object.fromEntries(route.params.map((p) => [p.name, inputValue(p, known, mode)])));
   const documented = fc.tuple(
     ...route.query.map((input) =>
-      fc.option(inputValue(input, known), { nil: undefined, freq: input.required ? 10 : 2 }).map((value) => (value === undefined ? [] : queryPairs(input.name, value))),
+      (input.required && mode === 'valid' ? inputValue(input, known, mode) : fc.option(inputValue(input, known, mode), { nil: undefined, freq: input.required ? 10 : 2 })).map(
+        (value) => (value === undefined ? [] : queryPairs(input.name, value)),
+      ),
     ),
   );
-  const undocumented = fc.array(fc.tuple(fc.constantFrom('x', 'limit', 'offset', '__proto__', 'a[b]', ...NASTY_STRINGS.slice(0, 6)), fc.constantFrom(...NASTY_STRINGS)), {
+  const undocumented = mode === 'valid' ? fc.constant([] as [string, string][]) : fc.array(fc.tuple(fc.constantFrom('x', 'limit', 'offset', '__proto__', 'a[b]', ...NASTY_STRINGS.slice(0, 6)), fc.constantFrom(...NASTY_STRINGS)), {
     maxLength: 2,
   });
-  return fc.tuple(params, documented, undocumented, bodyArbitrary(route, known)).map(([paramValues, queryParts, extra, body]) => {
+  return fc.tuple(params, documented, undocumented, bodyArbitrary(route, known, mode)).map(([paramValues, queryParts, extra, body]) => {
     const pairs = [...queryParts.flat(), ...extra.flatMap(([name, value]) => queryPairs(name, value))];
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(paramValues[name]));
     const headers: Record<string, string> = { ...auth };
