@@ -20,10 +20,10 @@ export const ConfigSchema = Type.Object({
   SIGNATURE_MAX_SKEW_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
   REQUEST_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1000, maximum: 600_000 }),
   DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DATABASE_STATEMENT_TIMEOUT_MS: Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
   RATE_LIMIT_MAX: Integer({ default: 6_000, minimum: 0, maximum: 10_000_000 }),
   RATE_LIMIT_WINDOW_MS: Integer({ default: 60_000, minimum: 1000, maximum: 86_400_000 }),
-  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

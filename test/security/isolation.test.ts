@@ -5,7 +5,8 @@ import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtur
 import { recordFigures } from '../support/figures.js';
 import { authFor, KnownValues, requestArbitrary, type FuzzRequest } from '../support/fuzz.js';
 import { problemWith, routeCatalogue, type CatalogueRoute } from '../support/routes.js';
-import { signedAuthSupported, signedHeaders } from '../support/signing.js';
+import { signedAuthSupported } from '../support/signed-probe.js';
+import { signedHeaders } from '../support/signing.js';
 import { ACCOUNT_TABLES, changedTables, tablesWithScope, workspaceFingerprint } from '../support/workspace-scope.js';
 
 const SEED_ATTEMPTS_PER_ROUTE = 15;
@@ -132,7 +133,8 @@ describe('isolation between workspaces, on every route of both surfaces', () => 
       await attack(route, requests, b);
       if (signed) {
         const pair = { key: a.ws.workspaceKey, secret: a.ws.workspaceSecret };
-        await attack(route, requests.map((request) => ({ ...request, headers: signedHeaders(pair, { ...request, contentType: request.headers['content-type'] }) })), b);
+        const sign = (request: FuzzRequest) => signedHeaders({ ...pair, method: request.method, url: request.url, body: request.payload, contentType: request.headers['content-type'] });
+        await attack(route, requests.map((request) => ({ ...request, headers: sign(request) })), b);
       }
     }
   });
