@@ -1,7 +1,7 @@
 import fc, { type Arbitrary } from 'fast-check';
 import type { TestApp } from './app.js';
 import type { WorkspaceFixture } from './fixtures.js';
-import { fingerprint, listTables } from './private-database.js';
+import { changedTables, tablesWithScope, workspaceFingerprint } from './workspace-scope.js';
 import { problemWith, type CatalogueRoute, type RouteInput } from './routes.js';
 import { hostile, mutated, NASTY_STRINGS, toJsonText, valid, type Known } from './schema-arbitrary.js';
 
@@ -159,8 +159,13 @@ export async function fuzzRoute(
   known.add('workspace', ws.slug);
   await harvestListings(t, catalogue, ws, known);
   const auth = authFor(route, ws);
-  const tables = await listTables(t.db);
-  let before = await fingerprint(t.db, tables);
+  // Every row the route's workspace owns, and every row of the account-wide tables (the database is
+  // the file's own, so nothing else writes to those): per request, in one statement.
+  const tables = await tablesWithScope(t.db);
+  const scoped = tables.filter((table) => table.scoped).map((table) => table.table);
+  const account = tables.filter((table) => !table.scoped).map((table) => table.table);
+  const fingerprint = () => workspaceFingerprint(t.db, ws.workspaceId, scoped, account);
+  let before = await fingerprint();
   const outcome: FuzzOutcome = { cases: 0, accepted: 0, rejected: 0, statuses: {} };
   await fc.assert(
     fc.asyncProperty(requestArbitrary(route, known.lookup, auth), async (request) => {
@@ -169,11 +174,11 @@ export async function fuzzRoute(
       outcome.statuses[answer.statusCode] = (outcome.statuses[answer.statusCode] ?? 0) + 1;
       const problem = problemWith(route, { statusCode: answer.statusCode, body: answer.body, headers: answer.headers });
       if (problem) throw new Error(`${route.label}: ${problem}\n  request: ${describeRequest(request)}`);
-      const after = await fingerprint(t.db, tables);
+      const after = await fingerprint();
       if (answer.statusCode >= 300) {
         outcome.rejected += 1;
-        if (after !== before) {
-          const changed = tables.filter((_, i) => after.split(',')[i] !== before.split(',')[i]);
+        const changed = changedTables(before, after);
+        if (changed.length > 0) {
           throw new Error(`${route.label}: refused with ${answer.statusCode} but changed ${changed.join(', ')}\n  request: ${describeRequest(request)}`);
         }
       } else {

@@ -36,24 +36,3 @@ export async function createPrivateDatabase(): Promise<PrivateDatabase> {
     },
   };
 }
-
-/** The tables of the current schema (migration bookkeeping excluded). */
-export async function listTables(db: Db): Promise<string[]> {
-  const { rows } = await sql<{ table_name: string }>`
-    select table_name from information_schema.tables
-    where table_schema = current_schema() and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
-    order by table_name`.execute(db);
-  return rows.map((row) => row.table_name);
-}
-
-/**
- * One string that changes when any row of the given tables is inserted, updated or deleted:
- * per table its row count and an md5 of its rows' text, in one statement.
- */
-export async function fingerprint(db: Db, tables: string[]): Promise<string> {
-  const parts = tables.map(
-    (table) => sql`(select count(*) || ':' || coalesce(md5(string_agg(t::text, '|' order by t::text)), '') from ${sql.table(table)} t)`,
-  );
-  const { rows } = await sql<{ fingerprint: string }>`select concat_ws(',', ${sql.join(parts)}) as fingerprint`.execute(db);
-  return rows[0]!.fingerprint;
-}

@@ -152,7 +152,7 @@ export function problemWith(route: CatalogueRoute, answer: Answer): string | und
   if (!route.responses.has(statusCode)) return `undocumented status ${statusCode}: ${answer.body.slice(0, 300)}`;
   const schema = route.responses.get(statusCode)!;
   if (schema === null) return answer.body === '' ? undefined : `${statusCode} documented without a body, got ${answer.body.slice(0, 200)}`;
-  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json')) return `${statusCode} is not JSON: ${answer.headers['content-type']}`;
+  if (!/^application\/([\w.-]+\+)?json\b/.test(String(answer.headers['content-type'] ?? ''))) return `${statusCode} is not JSON: ${answer.headers['content-type']}`;
   let body: unknown;
   try {
     body = JSON.parse(answer.body);

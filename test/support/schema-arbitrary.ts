@@ -167,7 +167,10 @@ export function hostile(schema: JsonSchema, known: Known, name?: string): Arbitr
   }
   if (types.includes('object')) {
     const required = schema.required ?? [];
-    const sample = valid(schema, known, name, MAX_DEPTH) as Arbitrary<Record<string, unknown>>;
+    // Only the object branch of the schema (it may also allow null or other types).
+    const sample = valid({ ...schema, type: 'object' }, known, name, MAX_DEPTH).map((value) =>
+      value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {},
+    );
     if (required.length > 0) options.push(fc.tuple(sample, fc.constantFrom(...required)).map(([value, key]) => omit(value, key)));
     options.push(fc.tuple(sample, fc.string({ minLength: 1, maxLength: 16 }), fc.jsonValue({ maxDepth: 2 })).map(([value, key, extra]) => ({ ...value, [`x_${key}`]: extra })));
     options.push(sample.map((value) => Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? '\u0000' : v]))));

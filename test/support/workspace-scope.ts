@@ -16,17 +16,28 @@ export async function tablesWithScope(db: Db): Promise<{ table: string; scoped: 
   return rows.map((row) => ({ table: row.table_name, scoped: Boolean(row.scoped) }));
 }
 
-/** One string per scoped table that changes when any row of that workspace changes (plus its workspace row). */
-export async function workspaceFingerprint(db: Db, workspaceId: number, scopedTables: string[]): Promise<Record<string, string>> {
+const rowsDigest = (table: string, where: ReturnType<typeof sql>) =>
+  sql`(select count(*) || ':' || coalesce(md5(string_agg(t::text, '|' order by t::text)), '') from ${sql.table(table)} t where ${where})`;
+
+/**
+ * One string per table that changes when any row of that workspace changes: its rows in every
+ * scoped table, its own `workspaces` row, and (with `accountTables`) every row of those, in one statement.
+ */
+export async function workspaceFingerprint(
+  db: Db,
+  workspaceId: number,
+  scopedTables: string[],
+  accountTables: string[] = [],
+): Promise<Record<string, string>> {
+  const names = ['workspace', ...scopedTables, ...accountTables];
   const parts = [
-    sql`(select coalesce(md5(string_agg(t::text, '|')), '') from workspaces t where t.id = ${workspaceId})`,
-    ...scopedTables.map(
-      (table) => sql`(select count(*) || ':' || coalesce(md5(string_agg(t::text, '|' order by t::text)), '') from ${sql.table(table)} t where t.workspace_id = ${workspaceId})`,
-    ),
+    rowsDigest('workspaces', sql`t.id = ${workspaceId}`),
+    ...scopedTables.map((table) => rowsDigest(table, sql`t.workspace_id = ${workspaceId}`)),
+    ...accountTables.map((table) => rowsDigest(table, sql`true`)),
   ];
   const { rows } = await sql<{ fingerprint: string }>`select concat_ws(',', ${sql.join(parts)}) as fingerprint`.execute(db);
   const values = rows[0]!.fingerprint.split(',');
-  return Object.fromEntries(['workspaces', ...scopedTables].map((table, i) => [table, values[i]!]));
+  return Object.fromEntries(names.map((table, i) => [table, values[i]!]));
 }
 
 export const changedTables = (before: Record<string, string>, after: Record<string, string>) =>
