@@ -157,6 +157,7 @@ export async function fuzzRoute(
   // The workspace's own API key stays out of the pool: disabling it would only test 401s from then on.
   const known = new KnownValues(new Set([ws.apiKeyId]));
   known.add('workspace', ws.slug);
+  await seedFor(t, catalogue, route, ws, known);
   await harvestListings(t, catalogue, ws, known);
   const auth = authFor(route, ws);
   // Every row the route's workspace owns, and every row of the account-wide tables (the database is
@@ -190,6 +191,26 @@ export async function fuzzRoute(
     { numRuns: options.runs, seed: options.seed },
   );
   return outcome;
+}
+
+const SEEDS_PER_ROUTE = 20;
+
+/**
+ * Gives the route something to act on: valid requests to every writing route (not DELETE) of its
+ * surface whose path is a prefix of its own (POST /v1/user/{distinct_id}/ before PATCH on it, POST
+ * …/{id}/ before …/{id}/subscription/), identifiers harvested from what they answer.
+ */
+export async function seedFor(t: TestApp, catalogue: CatalogueRoute[], route: CatalogueRoute, ws: WorkspaceFixture, known: KnownValues) {
+  const prefixOf = (path: string) => path.replace(/\/$/, '');
+  const seeders = catalogue.filter(
+    (r) => r.surface === route.surface && ['POST', 'PUT', 'PATCH'].includes(r.method) && `${prefixOf(route.path)}/`.startsWith(`${prefixOf(r.path)}/`),
+  );
+  for (const seeder of seeders) {
+    for (const request of fc.sample(requestArbitrary(seeder, known.lookup, authFor(seeder, ws), 'valid'), SEEDS_PER_ROUTE)) {
+      const answer = await t.app.inject(request);
+      if (answer.statusCode < 300 && answer.body) known.harvest(JSON.parse(answer.body));
+    }
+  }
 }
 
 /** Harvests identifiers by listing what the workspace holds: every GET route whose parameters are all known. */

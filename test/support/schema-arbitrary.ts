@@ -30,6 +30,34 @@ const bounds = (schema: JsonSchema, integer: boolean) => {
   return { min: Math.max(min, -Number.MAX_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) };
 };
 
+/**
+ * Realistic values for fields whose meaning a schema cannot say (a format checked by the handler):
+ * tried alongside generated strings, so that generated requests also get past semantic validation.
+ */
+const HINTS: [RegExp, string[]][] = [
+  [/email/i, ['ada@example.com', 'grace.hopper@example.org', 'ops+alerts@example.net']],
+  [/^\$?(sms|whatsapp|phone)/i, ['+14155550123', '+442071838750', '+919812345678']],
+  [/timezone/i, ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata']],
+  [/locale|language/i, ['en', 'fr', 'es-MX', 'de-DE']],
+  [/color/i, ['#1a2b3c', '#ffffff', '#000']],
+  [/url|link|logo|website|domain/i, ['https://example.com/', 'https://cdn.example.com/logo.png']],
+  [/^(slug|workflow|category)$/i, ['welcome-email', 'billing_alerts', 'digest']],
+  [/^\$(androidpush|iospush|inbox)$/, ['device-token-0f1e2d3c', 'inbox-subscriber-1']],
+  [/locale_file|filename/i, ['fr.json', 'es-MX.json', 'auth.en.json']],
+];
+
+function hinted(name: string | undefined): string[] {
+  if (!name) return [];
+  return HINTS.filter(([pattern]) => pattern.test(name)).flatMap(([, values]) => values);
+}
+
+/** The same for channel entries that are objects (compat.md: `$webpush`, `$slack`, `$ms_teams`). */
+const OBJECT_HINTS: Record<string, unknown[]> = {
+  $webpush: [{ endpoint: 'https://push.example.com/send/abc', keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } }],
+  $slack: [{ access_token: 'xoxb-123-456-abc', email: 'ada@example.com' }],
+  $ms_teams: [{ tenant_id: 't-1', service_url: 'https://smba.trafficmanager.net/amer/', conversation_id: 'c-1' }],
+};
+
 function validString(schema: JsonSchema, name: string | undefined, known: Known): Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? Number.MAX_SAFE_INTEGER;
@@ -61,7 +89,12 @@ function validString(schema: JsonSchema, name: string | undefined, known: Known)
         : fc.string({ minLength: min, maxLength: Math.min(max, min + 24), unit: 'grapheme' });
   }
   const seen = name ? known(name) : [];
-  return seen.length > 0 ? fc.oneof(base, fc.constantFrom(...seen)) : base;
+  const hints = hinted(name);
+  // A hinted field gets realistic values only (hostile ones come from `hostile`); others mostly reuse what was seen.
+  return fc.oneof(
+    ...(hints.length > 0 ? [{ weight: 3, arbitrary: fc.constantFrom(...hints) }] : [{ weight: 2, arbitrary: base }]),
+    ...(seen.length > 0 ? [{ weight: 4, arbitrary: fc.constantFrom(...seen) }] : []),
+  );
 }
 
 function safeStringMatching(pattern: string): Arbitrary<string> {
@@ -75,6 +108,8 @@ function safeStringMatching(pattern: string): Arbitrary<string> {
 /** Values the schema accepts (as far as a generator can tell: patterns and lengths may still clash). */
 export function valid(schema: JsonSchema, known: Known, name?: string, depth = 0): Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
+  const objectHints = name ? OBJECT_HINTS[name] : undefined;
+  if (objectHints && !typesOf(schema).includes('array')) return fc.constantFrom(...objectHints);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const union = schema.anyOf ?? schema.oneOf;
   if (union) return fc.oneof(...union.map((option) => valid(option, known, name, depth)));
