@@ -36,14 +36,27 @@ describe('revocation is immediate, even under load', () => {
     let revokingAt = Infinity;
     let revokedAt = Infinity;
     let stop = false;
-    const load = runLoad({ workers: WORKERS, stop: () => stop, clock, send: async () => ({ label: 'use', status: await send(), body: null, headers: {} }) });
-    await sleep(300);
+    let completed = 0;
+    let startedAfter = 0;
+    const load = runLoad({
+      workers: WORKERS,
+      stop: () => stop,
+      clock,
+      send: async () => {
+        if (clock() > revokedAt) startedAfter += 1;
+        const status = await send();
+        completed += 1;
+        return { label: 'use', status, body: null, headers: {} };
+      },
+    });
+    // Revoke once the credential is demonstrably in use, keep the load on until plenty came after.
+    while (completed < 3 * WORKERS) await sleep(10);
     revokingAt = clock();
     await revoke();
     revokedAt = clock();
     // The very next request, from this caller, is refused.
     expect(await send()).toBe(401);
-    await sleep(400);
+    while (startedAfter < 5 * WORKERS) await sleep(10);
     stop = true;
     const samples = await load;
     const before = samples.filter((s) => s.end < revokingAt);
