@@ -49,15 +49,25 @@ describe('revocation is immediate, even under load', () => {
         return { label: 'use', status, body: null, headers: {} };
       },
     });
-    // Revoke once the credential is demonstrably in use, keep the load on until plenty came after.
-    while (completed < 3 * WORKERS) await sleep(10);
-    revokingAt = clock();
-    await revoke();
-    revokedAt = clock();
-    // The very next request, from this caller, is refused.
-    expect(await send()).toBe(401);
-    while (startedAfter < 5 * WORKERS) await sleep(10);
-    stop = true;
+    const until = async (condition: () => boolean, what: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!condition()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await sleep(10);
+      }
+    };
+    try {
+      // Revoke once the credential is demonstrably in use, keep the load on until plenty came after.
+      await until(() => completed >= 3 * WORKERS, 'the load to start');
+      revokingAt = clock();
+      await revoke();
+      revokedAt = clock();
+      // The very next request, from this caller, is refused.
+      expect(await send()).toBe(401);
+      await until(() => startedAfter >= 5 * WORKERS, 'requests after the revocation');
+    } finally {
+      stop = true;
+    }
     const samples = await load;
     const before = samples.filter((s) => s.end < revokingAt);
     const after = samples.filter((s) => s.start > revokedAt);

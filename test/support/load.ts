@@ -22,6 +22,9 @@ export async function runLoad<Label>(options: {
   await Promise.all(
     Array.from({ length: options.workers }, async (_, worker) => {
       for (let iteration = 0; !options.stop(); iteration += 1) {
+        // Embedded storage answers without I/O: without this, the loop would run on microtasks alone
+        // and starve every timer (the test's own schedule included).
+        await new Promise((resolve) => setImmediate(resolve));
         const start = options.clock();
         const outcome = await options.send(worker, iteration);
         samples.push({ ...outcome, start, end: options.clock() });
