@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
 import { createDatabase, type Db } from '../../src/db/database.js';
+import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 import { recordFigures } from '../support/figures.js';
@@ -21,19 +22,23 @@ type Label = 'write' | 'read';
 
 // Only PostgreSQL runs over a network that can fail; the embedded engine lives in the process.
 describe.runIf(DATABASE_URL)('PostgreSQL going away under load', () => {
+  // A database of its own: thousands of workspaces are created here, none of them in the shared one.
+  let database: PrivateDatabase;
   let direct: Db;
-  beforeAll(() => {
-    direct = createDatabase({ url: DATABASE_URL }).db;
+  beforeAll(async () => {
+    database = await createPrivateDatabase();
+    direct = createDatabase({ url: database.url }).db;
   });
   afterAll(async () => {
     await direct.destroy();
+    await database.drop();
   });
 
   for (const fault of ['reset', 'hold'] as const) {
     it(`${fault === 'reset' ? 'server gone (connections reset)' : 'network partition (half-open connections)'}: fast 503s, /readyz not ready, recovery within 5 s, no acknowledged write lost or doubled`, { timeout: 60_000 }, async () => {
       const proxy = await TcpProxy.start({ host: new URL(DATABASE_URL!).hostname, port: Number(new URL(DATABASE_URL!).port || 5432) });
       const t = await buildTestApp({
-        DATABASE_URL: proxy.urlFor(DATABASE_URL!),
+        DATABASE_URL: proxy.urlFor(database.url!),
         DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
         DATABASE_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS),
       });

@@ -13,8 +13,8 @@ import { FULL_ERROR_KEYS, keysOf, sleep } from '../support/load.js';
 import { assertNoCredentialsInLogs } from '../support/secrets.js';
 import { request, startServer } from '../support/server-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
+import { createPrivateDatabase } from '../support/private-database.js';
 
-const DATABASE_URL = process.env.DATABASE_URL;
 const IN_FLIGHT = 200;
 
 async function until(condition: () => boolean, timeoutMs: number, what: string) {
@@ -35,12 +35,14 @@ describe('graceful shutdown under load', () => {
     // requests arrive: all of them are then inside their handlers, waiting, when SIGTERM lands.
     let proxy: TcpProxy | undefined;
     let token: string | undefined;
-    if (DATABASE_URL) {
-      const { db } = createDatabase({ url: DATABASE_URL });
+    // A database of its own on PostgreSQL: the workspaces created here stay out of the shared one.
+    const database = await createPrivateDatabase();
+    if (database.url) {
+      const { db } = createDatabase({ url: database.url });
       token = (await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), { slug: `shutdown-${ulid().toLowerCase()}`, actor: null })).service_token;
       await db.destroy();
-      proxy = await TcpProxy.start({ host: new URL(DATABASE_URL).hostname, port: Number(new URL(DATABASE_URL).port || 5432) });
-      Object.assign(env, { DATABASE_URL: proxy.urlFor(DATABASE_URL), SECRET_KEY: TEST_SECRET_KEY, DATABASE_POOL_SIZE: '4' });
+      proxy = await TcpProxy.start({ host: new URL(database.url).hostname, port: Number(new URL(database.url).port || 5432) });
+      Object.assign(env, { DATABASE_URL: proxy.urlFor(database.url), SECRET_KEY: TEST_SECRET_KEY, DATABASE_POOL_SIZE: '4' });
     }
     const server = await startServer(env);
     let verify: Db | undefined;
@@ -96,7 +98,7 @@ describe('graceful shutdown under load', () => {
 
       // No acknowledged write is lost.
       const acknowledged = finished.map((o) => (o.body as { slug: string }).slug);
-      verify = DATABASE_URL ? createDatabase({ url: DATABASE_URL }).db : createDatabase({ dataDir: join(dataDir, 'pglite') }).db;
+      verify = database.url ? createDatabase({ url: database.url }).db : createDatabase({ dataDir: join(dataDir, 'pglite') }).db;
       const stored = await verify.selectFrom('workspaces').select('slug').where('name', 'like', `${prefix}-%`).execute();
       const storedSlugs = new Set(stored.map((row) => row.slug));
       const missing = acknowledged.filter((slug) => !storedSlugs.has(slug));
@@ -118,6 +120,7 @@ describe('graceful shutdown under load', () => {
       server.child.kill('SIGKILL');
       await verify?.destroy();
       await proxy?.close();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
