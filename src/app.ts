@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './auth/secret-box.js';
-import { badRequest, errorHandler, HttpError, sendError, toHttpError, unavailable, type ErrorShape } from './errors.js';
+import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
 import { loggerOptions } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
@@ -14,6 +14,7 @@ import { registerApiReference, registerOpenApi } from './http/openapi.js';
 import { documentFrameworkErrors } from './http/documented-errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { badRequest, toHttpError, unavailable } from './errors.js';
 import { baseTree } from './base/index.js';
 import { managementTree } from './management/index.js';
 

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './types.js';
+import { GuardedClient } from './guarded-client.js';
 
 export type Db = Kysely<Database>;
 export type Engine = 'postgres' | 'embedded';
@@ -34,30 +35,6 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 /** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
 const toNumber = (value: string) => Number(value);
-
-/**
- * The pool's client, hardened against network faults. pg emits 'error' on a client a request is
- * holding when its connection drops; unheard, that would crash the process. The failure already
- * reaches the request as a rejected query (→ 503), and the pool discards the dead client on release.
- * A query that outlives query_timeout closes its connection: after a half-open failure the
- * protocol state is unknown (a late BEGIN would leave the next borrower inside a transaction).
- */
-class GuardedClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
-    super(config);
-    this.on('error', () => {});
-    const query = this.query.bind(this) as (...args: unknown[]) => unknown;
-    this.query = ((...args: unknown[]) => {
-      const result = query(...args);
-      if (result instanceof Promise) {
-        result.catch((error: Error) => {
-          if (error?.message === 'Query read timeout') (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-        });
-      }
-      return result;
-    }) as typeof this.query;
-  }
-}
 
 function postgresDialect(options: DatabaseOptions & { url: string }) {
   const statementTimeout = options.statementTimeoutMs;
