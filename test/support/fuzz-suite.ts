@@ -12,14 +12,15 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 /**
- * One test per route the app documents when the file runs, selected by `select`: each route gets a
- * fresh workspace and RUNS generated requests (see fuzzRoute). One app and one private database per file.
+ * One test per route the app documents when the file runs, selected by `select` (and, to spread a
+ * surface over several files, every `shard.count`-th of them): each route gets a fresh workspace and
+ * RUNS generated requests (see fuzzRoute). One app and one private database per file.
  */
-export async function defineRouteFuzz(id: string, title: string, select: (route: CatalogueRoute) => boolean) {
+export async function defineRouteFuzz(id: string, title: string, select: (route: CatalogueRoute) => boolean, shard = { index: 0, count: 1 }) {
   const database = await createPrivateDatabase();
   const t = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
-  const routes = (await routeCatalogue(t.app)).filter(select);
   const catalogue = await routeCatalogue(t.app);
+  const routes = catalogue.filter(select).filter((_, i) => i % shard.count === shard.index);
   const totals = { routes: routes.length, cases: 0, accepted: 0, rejected: 0, fewest_cases_on_a_route: Infinity };
   const statuses: Record<string, number> = {};
 
