@@ -119,6 +119,8 @@ export function toHttpError(error: unknown): HttpError {
     const [status, message] = pgErrors[e.code]!;
     return new HttpError(status, message);
   }
+  // Any other data exception (SQLSTATE class 22) is about a value the request sent.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return new HttpError(400, 'a value is invalid or out of range');
   if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || unavailableMessages.test(e.message ?? '')) {
     return unavailable('the database is unavailable; try again shortly');
   }
