@@ -13,6 +13,10 @@ import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
 import { trackAllowedMethods } from './http/method-not-allowed.js';
 import { registerApiReference, registerOpenApi } from './http/openapi.js';
+import { documentFrameworkErrors } from './http/documented-errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { badRequest, toHttpError, unavailable } from './errors.js';
 import { baseTree } from './base/index.js';
 import { managementTree } from './management/index.js';
 import { jsonSchemaRoutes } from './management/json-schemas.js';
@@ -58,7 +62,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.BODY_LIMIT,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.REQUEST_TIMEOUT_MS,
-    return503OnClosing: true,
+    // A request still arriving after REQUEST_TIMEOUT_MS gets 408 and its connection closed: Node checks
+    // twice a second (not every 30 s), and only when headersTimeout is no longer than requestTimeout.
+    // A handler still running after twice that answers 503.
+    handlerTimeout: 2 * config.REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: 500, headersTimeout: config.REQUEST_TIMEOUT_MS },
+    // Requests that fail before routing (malformed percent-encoding, a path parameter over 1024 bytes).
+    frameworkErrors: (error, request, reply) => sendError(request, reply, toHttpError(error)),
+    // Refused by the hook below instead, so the 503 has the route's error body.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
     genReqId: () => newUlid(),
@@ -92,17 +104,25 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const bytes = body as Buffer;
     request.rawBody = bytes;
     if (bytes.length === 0) return done(null, undefined);
-    parseJson(request, bytes.toString('utf8'), done);
+    parseJson(request, bytes.toString('utf8'), (error, value) => {
+      if (error) return done(error, undefined);
+      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, { body: 'is nested too deeply' }), undefined);
+      done(null, value);
+    });
   });
 
   app.addHook('onRequest', async (request, reply) => {
     if (!REQUEST_ID.test(String(request.id))) request.id = newUlid();
     reply.header('x-request-id', request.id);
   });
-  // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish.
+  // On shutdown, responses still in flight tell keep-alive clients to hang up, so close() can finish;
+  // requests still arriving on open connections are refused with 503.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw unavailable('the server is shutting down; retry shortly');
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
@@ -118,6 +138,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   await registerOpenApi(app);
+  await registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
+  documentFrameworkErrors(app, { rateLimited: config.RATE_LIMIT_MAX > 0 });
   await app.register(healthRoutes);
   await app.register(baseTree);
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });

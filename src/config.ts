@@ -26,6 +26,9 @@ export const ConfigSchema = Type.Object({
   DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
   SEGMENT_QUERY_TIMEOUT_MS: Integer({ default: 3_000, minimum: 100, maximum: 600_000 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  DATABASE_STATEMENT_TIMEOUT_MS: Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
+  RATE_LIMIT_MAX: Integer({ default: 6_000, minimum: 0, maximum: 10_000_000 }),
+  RATE_LIMIT_WINDOW_MS: Integer({ default: 60_000, minimum: 1000, maximum: 86_400_000 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

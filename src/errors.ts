@@ -96,9 +96,14 @@ const pgErrors: Record<string, [status: number, message: string]> = {
   '22007': [400, 'a date or time value is invalid'],
   '22008': [400, 'a date or time value is out of range'],
   '54001': [400, 'the request is too complex'],
+  '22021': [400, 'a value contains a byte sequence the database cannot store (such as a NUL character)'],
+  '22P05': [400, 'a value contains a character the database cannot store (such as \\u0000)'],
 };
 
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+// 57014: a statement outlived DATABASE_STATEMENT_TIMEOUT_MS. The messages are pg's and kysely's for a
+// connection lost mid-request, a pool that could not connect in time, and a query that got no answer.
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
+const unavailableMessages = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|connection has been discarded/i;
 
 /** Maps any thrown value to the HttpError a client may see: Postgres codes are translated here and only here. */
 export function toHttpError(error: unknown): HttpError {
@@ -114,12 +119,16 @@ export function toHttpError(error: unknown): HttpError {
     const [status, message] = pgErrors[e.code]!;
     return new HttpError(status, message);
   }
-  if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || /Connection terminated|timeout exceeded when trying to connect/i.test(e.message ?? '')) {
+  // Any other data exception (SQLSTATE class 22) is about a value the request sent.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return new HttpError(400, 'a value is invalid or out of range');
+  if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || unavailableMessages.test(e.message ?? '')) {
     return unavailable('the database is unavailable; try again shortly');
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new HttpError(e.statusCode, e.message ?? 'bad request');
   }
+  // Fastify's own 503s: the handler timeout (REQUEST_TIMEOUT_MS) and the like.
+  if (e.statusCode === 503) return unavailable('the request took too long; try again shortly');
   return new HttpError(500, 'internal server error');
 }
 
@@ -127,7 +136,7 @@ export const errorShapeOf = (request: FastifyRequest): ErrorShape =>
   (request.routeOptions?.config as { errorShape?: ErrorShape } | undefined)?.errorShape ?? 'full';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError) {
-  if (error.status === 429 || error.status === 503) reply.header('retry-after', '1');
+  if ((error.status === 429 || error.status === 503) && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
   return reply.code(error.status).type('application/json').send(errorBody(error, errorShapeOf(request)));
 }
 

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Database } from './types.js';
+import { GuardedClient } from './guarded-client.js';
 
 export type Db = Kysely<Database>;
 export type Engine = 'postgres' | 'embedded';
@@ -14,8 +15,13 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Embedded engine folder; `memory://` keeps it in memory (tests). */
   dataDir?: string;
-  /** How long a request waits for a connection or a statement before failing. */
+  /** How long a request waits for a connection before failing. */
   timeoutMs?: number;
+  /**
+   * PostgreSQL: the longest a statement may run (server side), and, a little later, the longest the
+   * client waits for its answer (a half-open connection cannot hang a request). None when unset.
+   */
+  statementTimeoutMs?: number;
   /** Called for every statement sent: tests count round trips with it. */
   onQuery?: (event: LogEvent) => void;
   /** PostgreSQL: send repeated statements as named prepared statements (default true). */
@@ -68,11 +74,18 @@ export function namePreparedStatements(pool: pg.Pool, limit = PREPARED_STATEMENT
 }
 
 function postgresDialect(options: DatabaseOptions & { url: string }) {
+  const statementTimeout = options.statementTimeoutMs;
   const pool = new pg.Pool({
+    Client: GuardedClient,
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.timeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(statementTimeout
+      ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout, query_timeout: statementTimeout + 1000 }
+      : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID || oid === NUMERIC_OID ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

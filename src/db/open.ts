@@ -38,15 +38,22 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   if (embedded) mkdirSync(config.DATA_DIR, { recursive: true });
   const unlock = embedded ? lockDataDir(config.DATA_DIR) : () => {};
   const secretKey = config.SECRET_KEY ?? loadOrCreateSecretKey(config.DATA_DIR);
-  const handle = createDatabase({
+  const options = {
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     dataDir: join(config.DATA_DIR, 'pglite'),
     timeoutMs: config.DATABASE_TIMEOUT_MS,
-  });
+  };
+  // Migrations may legitimately run longer than any request's statement: they get their own
+  // connections without the statement timeout (embedded storage has none to lift).
+  let handle = createDatabase(options);
   try {
     await migrateToLatest(handle.db);
+    if (handle.engine === 'postgres') {
+      await handle.db.destroy();
+      handle = createDatabase({ ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
+    }
   } catch (error) {
     await handle.db.destroy();
     unlock();

@@ -9,12 +9,14 @@ const Status = Type.Object({ status: Type.String() });
 /** Liveness and readiness, without authentication, for orchestrators and load balancers. */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const common = { tags: ['health'], security: [] };
-  app.get('/healthz', { schema: { ...common, operationId: 'healthz', summary: 'The process is up', response: { 200: Status } } }, async () => ({
+  // Orchestrators poll these from one address: never rate limited.
+  const config = { rateLimit: false as const };
+  app.get('/healthz', { config, schema: { ...common, operationId: 'healthz', summary: 'The process is up', response: { 200: Status } } }, async () => ({
     status: 'ok',
   }));
   app.get(
     '/readyz',
-    { schema: { ...common, operationId: 'readyz', summary: 'The database answers', response: { 200: Status, ...fullErrors(503) } } },
+    { config, schema: { ...common, operationId: 'readyz', summary: 'The database answers', response: { 200: Status, ...fullErrors(503) } } },
     async () => {
       const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(unavailable('the database is not answering')), 2000).unref());
       try {

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { SecretBox } from '../../src/auth/secret-box.js';
 import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { assertNoCredentialsInLogs } from './secrets.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 
@@ -30,7 +31,8 @@ export async function buildTestApp(
   env: Record<string, string> = {},
   options: { beforeReady?: (app: FastifyInstance) => void; credentialListener?: AppDependencies['credentialListener'] } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, ...env });
+  // Rate limiting is off in tests except where a test turns it on (test/security/rate-limit.test.ts).
+  const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, RATE_LIMIT_MAX: '0', ...env });
   const queries = {
     count: 0,
     sql: [] as string[],
@@ -43,6 +45,8 @@ export async function buildTestApp(
     url: config.DATABASE_URL,
     dataDir: 'memory://',
     poolSize: 5,
+    timeoutMs: config.DATABASE_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onQuery: (event) => {
       queries.count += 1;
       queries.sql.push(event.query.sql);
@@ -76,7 +80,7 @@ export async function buildTestApp(
   };
 }
 
-/** One app for the whole file, closed after it. */
+/** One app for the whole file, closed after it; whatever the file did, no credential reached its logs. */
 export function useTestApp(env: Record<string, string> = {}): () => TestApp {
   let testApp: TestApp | undefined;
   beforeAll(async () => {
@@ -84,6 +88,7 @@ export function useTestApp(env: Record<string, string> = {}): () => TestApp {
   });
   afterAll(async () => {
     await testApp?.close();
+    if (testApp) assertNoCredentialsInLogs(testApp.logs);
   });
   return () => {
     if (!testApp) throw new Error('test app not built yet');

@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/auth/tokens.js';
+import { buildTestApp, type TestApp } from '../support/app.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import { recordFigures } from '../support/figures.js';
+import { authFor, KnownValues, requestArbitrary } from '../support/fuzz.js';
+import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
+import { routeCatalogue } from '../support/routes.js';
+import { assertNoCredentialsInLogs, findCredentials } from '../support/secrets.js';
+import { tablesWithScope } from '../support/workspace-scope.js';
+
+/** Response fields that carry a credential in plain text. */
+const SECRET_FIELDS = /^(api_key|secret|token|service_token|workspace_secret)$/;
+
+describe('secrets at rest', () => {
+  let database: PrivateDatabase;
+  let t: TestApp;
+  let ws: WorkspaceFixture;
+  const issued = new Set<string>();
+
+  beforeAll(async () => {
+    database = await createPrivateDatabase();
+    t = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
+    ws = await createWorkspaceFixture(t);
+    for (const secret of [ws.serviceToken, ws.apiKey, ws.workspaceSecret]) issued.add(secret);
+    // Every writing management route, driven with valid requests: whatever credential it hands out is collected.
+    const known = new KnownValues(new Set([ws.apiKeyId]));
+    known.add('workspace', ws.slug);
+    const writers = (await routeCatalogue(t.app)).filter((route) => route.surface === 'management' && ['POST', 'PATCH', 'PUT'].includes(route.method));
+    for (let pass = 0; pass < 2; pass += 1) {
+      for (const route of writers) {
+        for (const request of fc.sample(requestArbitrary(route, known.lookup, authFor(route, ws), 'valid'), 10)) {
+          const answer = await t.app.inject(request);
+          if (answer.statusCode >= 300 || !answer.body) continue;
+          const body = JSON.parse(answer.body);
+          known.harvest(body);
+          const stack = [body];
+          while (stack.length > 0) {
+            const value = stack.pop();
+            if (!value || typeof value !== 'object') continue;
+            for (const [key, child] of Object.entries(value)) {
+              if (typeof child === 'string' && SECRET_FIELDS.test(key)) issued.add(child);
+              else stack.push(child);
+            }
+          }
+        }
+      }
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    await t.close();
+    await database.drop();
+    assertNoCredentialsInLogs(t.logs);
+  });
+
+  it('no table holds a credential in plain text: tokens and API keys only as hashes, workspace secrets only as ciphertext', async () => {
+    const tables = (await tablesWithScope(t.db)).map((table) => table.table);
+    let rows = 0;
+    const found: string[] = [];
+    for (const table of tables) {
+      const { rows: texts } = await sql<{ row: string }>`select t::text as row from ${sql.table(table)} t`.execute(t.db);
+      rows += texts.length;
+      for (const { row } of texts) {
+        for (const secret of issued) if (row.includes(secret)) found.push(`${table}: ${secret.slice(0, 8)}…`);
+        // Nothing credential-shaped at all, issued by this test or not.
+        for (const { match } of findCredentials([row])) if (!match.startsWith('wsk_')) found.push(`${table}: ${match.slice(0, 8)}…`);
+      }
+    }
+    expect(found).toEqual([]);
+    expect(issued.size).toBeGreaterThanOrEqual(3);
+    recordFigures('secrets-at-rest', { credentials_issued: issued.size, tables_scanned: tables.length, rows_scanned: rows, plaintext_found: found.length });
+  });
+
+  it('stores what authenticates: the SHA-256 of tokens and keys, and a secret that decrypts to the one handed out', async () => {
+    const token = await t.db.selectFrom('service_tokens').select('token_hash').where('token_hash', '=', hashToken(ws.serviceToken)).executeTakeFirst();
+    expect(token).toBeDefined();
+    const key = await t.db.selectFrom('api_keys').select('key_hash').where('id', '=', ws.apiKeyId).executeTakeFirstOrThrow();
+    expect(key.key_hash).toBe(hashToken(ws.apiKey));
+    const pair = await t.db.selectFrom('workspace_keys').select('secret_ciphertext').where('key', '=', ws.workspaceKey).executeTakeFirstOrThrow();
+    expect(pair.secret_ciphertext).not.toContain(ws.workspaceSecret);
+    expect(t.secretBox.decrypt(pair.secret_ciphertext)).toBe(ws.workspaceSecret);
+  });
+});
