@@ -72,7 +72,8 @@ describe('segment runner', () => {
     expect(mine.rows).toHaveLength(10);
     expect(JSON.stringify(mine.rows)).not.toMatch(/other-secret/);
     const theirs = await run('select distinct_id from events', seed().other.workspaceId);
-    expect(theirs.rows).toEqual([{ distinct_id: 'other-secret-1' }, { distinct_id: 'alice' }]);
+    expect(theirs.rows).toHaveLength(2);
+    expect(theirs.rows).toEqual(expect.arrayContaining([{ distinct_id: 'other-secret-1' }, { distinct_id: 'alice' }]));
     const none = await sql<{ n: number }>`select count(*)::int as n from segment.users`.execute(t().db);
     expect(none.rows[0]!.n).toBe(0);
   });
@@ -81,7 +82,7 @@ describe('segment runner', () => {
     // Only the other workspace holds a non-numeric age-less plan 'stolen'; a cast that fails on it would leak it.
     const { rows, error } = await run("select distinct_id from users where (user_properties->>'age')::int > 0 and user_properties->>'plan' <> 'x'");
     expect(error).toBeUndefined();
-    expect(rows!.map((row) => row.distinct_id)).toEqual(['alice', 'bob', 'carol', 'eve']);
+    expect(rows!.map((row) => row.distinct_id).sort()).toEqual(['alice', 'bob', 'carol', 'eve']);
     for (const marker of OTHER_WORKSPACE_MARKERS) expect(JSON.stringify(rows)).not.toContain(marker);
   });
 
