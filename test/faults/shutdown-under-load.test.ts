@@ -42,7 +42,14 @@ describe('graceful shutdown under load', () => {
       token = (await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), { slug: `shutdown-${ulid().toLowerCase()}`, actor: null })).service_token;
       await db.destroy();
       proxy = await TcpProxy.start({ host: new URL(database.url).hostname, port: Number(new URL(database.url).port || 5432) });
-      Object.assign(env, { DATABASE_URL: proxy.urlFor(database.url), SECRET_KEY: TEST_SECRET_KEY, DATABASE_POOL_SIZE: '4' });
+      // Database timeouts far above the hold: this test is about shutdown, not about failing fast.
+      Object.assign(env, {
+        DATABASE_URL: proxy.urlFor(database.url),
+        SECRET_KEY: TEST_SECRET_KEY,
+        DATABASE_POOL_SIZE: '4',
+        DATABASE_TIMEOUT_MS: '60000',
+        DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      });
     }
     const server = await startServer(env);
     let verify: Db | undefined;
