@@ -7,7 +7,8 @@ import { DistinctIdSchema } from './users.js';
 export const isReservedEventName = (name: string) => name.startsWith('$') || name.toLowerCase().startsWith('ss_');
 
 const InsertId = Type.String({ minLength: 1, maxLength: 256, description: 'a record sent again with the same id is stored once' });
-const Time = Type.Number({ minimum: 0, maximum: 8_640_000_000_000_000, description: 'when it happened, in milliseconds since the epoch (default: now)' });
+// Up to the end of year 9999: both engines store that, and nothing later is a real event time.
+const Time = Type.Number({ minimum: 0, maximum: 253_402_300_799_999, description: 'when it happened, in milliseconds since the epoch, before year 10000 (default: now)' });
 const Env = Type.String({ maxLength: 256, description: 'the workspace key the SDK was set up with (informational)' });
 
 export const TrackRecordSchema = Type.Object(

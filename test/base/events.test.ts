@@ -53,6 +53,15 @@ describe('POST /event/', () => {
     }
   });
 
+  it('takes event times up to the end of year 9999, the same on both engines', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const last = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    expect((await post(ws, { event: 'late', distinct_id: 'u1', $time: last })).statusCode).toBe(202);
+    const beyond = await post(ws, { event: 'later', distinct_id: 'u1', $time: last + 1 });
+    expect(beyond.statusCode).toBe(400);
+    expect(beyond.json().message).toMatch(/\$time/);
+  });
+
   it('names the record index and field of a bad record, and stores nothing from that batch', async () => {
     const ws = await createWorkspaceFixture(t());
     const good = { event: 'ok', distinct_id: 'u1' };
