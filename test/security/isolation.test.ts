@@ -42,7 +42,7 @@ function leaks(body: string, sent: string, victim: Tenant): string[] {
   return [...tagged, ...owned].filter((value) => !sent.includes(value));
 }
 
-describe('isolation between workspaces, on every route of both surfaces', () => {
+describe('isolation between workspaces, on every route of both surfaces', { timeout: 300_000 }, () => {
   const t = useTestApp();
   let a: Tenant;
   let b: Tenant;
