@@ -17,7 +17,9 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY patches ./patches
+# Scripts stay off for dependencies; the one patch (PGlite keeps a leading U+FEFF in text) is applied explicitly.
+RUN npm ci --omit=dev --ignore-scripts && npx patch-package && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data

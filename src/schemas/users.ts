@@ -30,13 +30,7 @@ export const UserSchema = Type.Object(
 );
 
 /** Ours: 1 to 256 characters, not only spaces; case-sensitive, any character. */
-// A leading byte-order mark is an encoding accident, and the embedded engine's text decoding drops it.
-export const DistinctIdSchema = Type.String({
-  minLength: 1,
-  maxLength: 256,
-  pattern: '^(?!\\uFEFF)[\\s\\S]*\\S',
-  description: "the user's identifier in the caller's system; case-sensitive; not only spaces, no leading byte-order mark",
-});
+export const DistinctIdSchema = Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the user's identifier in the caller's system; case-sensitive" });
 
 export const DistinctIdParamsSchema = Type.Object({ distinct_id: DistinctIdSchema });
 

@@ -44,7 +44,7 @@ describe('GET /v1/user/{distinct_id}/', () => {
 
   it('answers an invalid distinct_id with 400 in the short shape', async () => {
     const ws = await createWorkspaceFixture(t());
-    for (const id of ['%20%20%20', 'x'.repeat(257), '%EF%BB%BFbom']) {
+    for (const id of ['%20%20%20', 'x'.repeat(257)]) {
       const response = await t().app.inject({ method: 'GET', url: `/v1/user/${id}/`, headers: ws.base });
       expect(response.statusCode, id).toBe(400);
       expect(Object.keys(response.json()).sort()).toEqual(['code', 'message']);
