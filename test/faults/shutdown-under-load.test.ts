@@ -28,7 +28,8 @@ async function until(condition: () => boolean, timeoutMs: number, what: string) 
 describe('graceful shutdown under load', () => {
   it(`SIGTERM with ${IN_FLIGHT} requests in flight finishes them all, refuses new ones, exits 0 and loses no acknowledged write`, { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-shutdown-load-'));
-    const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' } as NodeJS.ProcessEnv;
+    // LOG_LEVEL debug: each request's arrival is logged, which is how this test sees requests in flight.
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'debug' } as NodeJS.ProcessEnv;
     delete env.DATABASE_URL;
     delete env.SECRET_KEY;
     // On PostgreSQL the server reaches the database through a proxy the test holds while the

@@ -1,15 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/app.js';
+import { buildTestApp, useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 
 describe('logs', () => {
   const t = useTestApp();
 
-  it('are JSON lines carrying the request id', async () => {
-    const response = await t().app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'log-trace-1' } });
+  it('are JSON lines carrying the request id: one per request at info, with method, path, status and time', async () => {
+    const response = await t().app.inject({ method: 'GET', url: '/healthz?probe=1', headers: { 'x-request-id': 'log-trace-1' } });
     expect(response.statusCode).toBe(200);
     const lines = t().logs.filter((line) => line.reqId === 'log-trace-1');
-    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+    expect(lines.map((line) => line.msg)).toEqual(['request completed']);
+    expect(lines[0]).toMatchObject({ level: 30, req: { method: 'GET', url: '/healthz?probe=1' }, res: { statusCode: 200 }, responseTime: expect.any(Number) });
+  });
+
+  it('also log each request as it arrives at debug', async () => {
+    const debug = await buildTestApp({ LOG_LEVEL: 'debug' });
+    try {
+      await debug.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'log-trace-2' } });
+      const lines = debug.logs.filter((line) => line.reqId === 'log-trace-2');
+      expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+      expect(lines[0]).toMatchObject({ level: 20, req: { method: 'GET', url: '/healthz' } });
+      expect(lines[1]).toMatchObject({ level: 30, res: { statusCode: 200 } });
+    } finally {
+      await debug.close();
+    }
   });
 
   it('never contain credentials, whatever the request carried', async () => {
