@@ -78,6 +78,10 @@ function postgresDialect(options: DatabaseOptions & { url: string }) {
   const pool = new pg.Pool({
     Client: GuardedClient,
     connectionString: options.url,
+    // JIT compiles a plan whose estimated cost passes jit_above_cost: ~120 ms of LLVM for a bulk
+    // write that runs in 4 ms once the planner overestimates its JSON lists (BENCHMARKS.md). Herald's
+    // statements are short; an `options` parameter in DATABASE_URL still wins over this.
+    options: '-c jit=off',
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.timeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
