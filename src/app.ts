@@ -8,7 +8,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { CredentialListener, type CredentialListenerOptions } from './auth/credential-listener.js';
 import { newUlid } from './ids.js';
 import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, RequestLogController } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
 import { trackAllowedMethods } from './http/method-not-allowed.js';
@@ -73,7 +73,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     genReqId: () => newUlid(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -118,23 +118,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('preClose', async () => {
     closing = true;
   });
-  const logArrivals = config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace';
   // Callback hooks, not async ones: these run on every request, and a promise each is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     if (!REQUEST_ID.test(String(request.id))) request.id = newUlid();
     reply.header('x-request-id', request.id);
-    if (logArrivals) request.log.debug({ req: request }, 'incoming request');
     done(closing ? unavailable('the server is shutting down; retry shortly') : undefined);
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
-  });
-  // One line per request at info (the arrival is logged at debug): logging is a visible share of a
-  // cheap request's cost, and this line carries everything both of Fastify's default lines did.
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-    done();
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
 import { CHANNEL_KEYS, type ChannelEntry, type ChannelKey } from '../schemas/users.js';
 
@@ -71,24 +72,13 @@ export function normalizeChannelValue(channel: ChannelKey, value: unknown, at: s
   return value.trim();
 }
 
-/** Key order does not matter when two object values are compared. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-const sameValue = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+/** Equal JSON values; key order does not matter, array order does. */
+export const sameJson = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
 
 /** Adds a (normalized) value unless the channel already has it. */
 export function addChannelEntry(channels: Channels, channel: ChannelKey, value: string | Json, idProvider?: string | null): Channels {
   const entries = channels[channel] ?? [];
-  if (entries.some((entry) => sameValue(entry.value, value))) return channels;
+  if (entries.some((entry) => sameJson(entry.value, value))) return channels;
   const provider = idProvider ?? defaultProviders[channel];
   const entry: ChannelEntry = { value, status: 'active', perma_status: 'active', ...(provider ? { id_provider: provider } : {}) };
   return { ...channels, [channel]: [...entries, entry] };
@@ -97,7 +87,7 @@ export function addChannelEntry(channels: Channels, channel: ChannelKey, value: 
 export function removeChannelEntry(channels: Channels, channel: ChannelKey, value: string | Json): Channels {
   const entries = channels[channel];
   if (!entries) return channels;
-  const kept = entries.filter((entry) => !sameValue(entry.value, value));
+  const kept = entries.filter((entry) => !sameJson(entry.value, value));
   if (kept.length === entries.length) return channels;
   const { [channel]: _removed, ...rest } = channels;
   return kept.length > 0 ? { ...rest, [channel]: kept } : rest;

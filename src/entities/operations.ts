@@ -1,7 +1,7 @@
 import { badRequest } from '../errors.js';
 import {
   addChannelEntry,
-  canonicalJson,
+  sameJson,
   CHANNEL_MODIFIERS,
   clearChannel,
   isChannelKey,
@@ -101,10 +101,9 @@ function editList(properties: Json, op: '$append' | '$remove', key: string, valu
   const current = properties[key];
   if (current === undefined) return op === '$append' ? { ...properties, [key]: [value] } : properties;
   if (!Array.isArray(current)) throw invalid(at, `cannot ${op.slice(1)}: property ${key} is not a list`);
-  const wanted = canonicalJson(value);
-  const present = current.some((item) => canonicalJson(item) === wanted);
+  const present = current.some((item) => sameJson(item, value));
   if (op === '$append') return present ? properties : { ...properties, [key]: [...current, value] };
-  return present ? { ...properties, [key]: current.filter((item) => canonicalJson(item) !== wanted) } : properties;
+  return present ? { ...properties, [key]: current.filter((item) => !sameJson(item, value)) } : properties;
 }
 
 function applyOne(state: EntityState, name: string, argument: unknown, at: string): EntityState {
@@ -183,7 +182,7 @@ export function applyOperations(state: EntityState, operations: unknown, at: str
 
 /** Whether applying changed anything: a no-op edit leaves `updated_at` alone. */
 export const sameState = (a: EntityState, b: EntityState) =>
-  canonicalJson(a.properties) === canonicalJson(b.properties) && canonicalJson(a.channels) === canonicalJson(b.channels);
+  sameJson(a.properties, b.properties) && sameJson(a.channels, b.channels);
 
 /**
  * A flat upsert body (`{$email: [...], $timezone, name, …}`): channel keys append (one value or a
