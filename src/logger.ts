@@ -1,24 +1,47 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 
-/** Paths pino censors wherever a credential could appear in a log line. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
+/** Fields whose value never reaches a log line, at any depth of a logged object. */
+export const CENSORED_FIELDS = new Set([
   'authorization',
-  ...['key', 'secret', 'token', 'api_key', 'service_token', 'workspace_key', 'workspace_secret', 'password'].flatMap((field) => [
-    field,
-    `*.${field}`,
-    `*.*.${field}`,
-  ]),
-];
+  'cookie',
+  ...['key', 'secret', 'token', 'api_key', 'service_token', 'workspace_key', 'workspace_secret', 'password'],
+]);
+export const CENSORED = '[redacted]';
+const MAX_DEPTH = 8;
+
+/**
+ * A copy of a logged object with every credential-named field censored; the caller's object is
+ * left as it was, and an object without such fields is returned as is. Only plain objects and
+ * arrays are walked: a Request, Reply or Error goes to its serializer, which picks safe fields.
+ * Not pino's `redact`: with wildcard paths (`*.secret`, `*.*.secret`) it cost 17.8 µs per line
+ * against 1.9 µs without, about 7 % of a cheap request (BENCHMARKS.md); this walk costs well under 1 µs.
+ */
+export function censorCredentials(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const censored = censorCredentials(item, depth + 1);
+      if (censored !== item) (copy ??= [...value])[index] = censored;
+    });
+    return copy ?? value;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const censored = CENSORED_FIELDS.has(key.toLowerCase()) && child != null ? CENSORED : censorCredentials(child, depth + 1);
+    if (censored !== child) (copy ??= { ...value })[key] = censored;
+  }
+  return copy ?? value;
+}
 
 export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
   if (level === 'silent' && !stream) return false;
   return {
     level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    formatters: { log: (object) => censorCredentials(object) as Record<string, unknown> },
     ...(stream ? { stream } : {}),
   };
 }

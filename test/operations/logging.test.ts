@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { censorCredentials } from '../../src/logger.js';
 import { buildTestApp, useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 
@@ -41,5 +42,28 @@ describe('logs', () => {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
+  });
+
+  it('censor credential-named fields at any depth and in lists, without touching the logged object', async () => {
+    const logged = {
+      plain: 'visible',
+      Authorization: 'Bearer abc',
+      a: { b: { c: { workspace_secret: 's1' } } },
+      list: [{ token: 't1' }, 'x', [{ password: 'p1' }]],
+      empty: { key: null },
+    };
+    const before = structuredClone(logged);
+    expect(censorCredentials(logged)).toEqual({
+      plain: 'visible',
+      Authorization: '[redacted]',
+      a: { b: { c: { workspace_secret: '[redacted]' } } },
+      list: [{ token: '[redacted]' }, 'x', [{ password: '[redacted]' }]],
+      empty: { key: null },
+    });
+    expect(logged).toEqual(before);
+    const clean = { a: { b: [1, 2] }, c: 'd' };
+    expect(censorCredentials(clean)).toBe(clean);
+    t().app.log.info({ deep: { er: { still: { api_key: 'deep-api-key-value' } } } }, 'deep');
+    expect(JSON.stringify(t().logs)).not.toContain('deep-api-key-value');
   });
 });
