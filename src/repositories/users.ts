@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { reusableQuery } from '../db/reusable-query.js';
 import { saveStates, type StateWrite } from './entity-states.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
@@ -14,13 +15,14 @@ export interface UserRow {
   updated_at: Date;
 }
 
-export function findUserByDistinctId(db: Db, workspaceId: number, distinctId: string) {
-  return db
-    .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where('workspace_id', '=', workspaceId)
-    .where('distinct_id', '=', distinctId)
-    .executeTakeFirst();
+const selectUserByDistinctId = reusableQuery(
+  (db, workspaceId: number, distinctId: string) =>
+    db.selectFrom('users').select(USER_COLUMNS).where('workspace_id', '=', workspaceId).where('distinct_id', '=', distinctId),
+  [-1, '\u0000placeholder'],
+);
+
+export async function findUserByDistinctId(db: Db, workspaceId: number, distinctId: string) {
+  return (await selectUserByDistinctId(db, workspaceId, distinctId))[0];
 }
 
 /** A JSON list as rows of one text column: the same SQL on both engines, whatever the list length. */
