@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { surfaceUrls, type Config } from '../config.js';
-import { ActorSchema, isoOrNull, Nullable, NullableInput, ref, Timestamp } from './common.js';
+import { ActorSchema, isoOrNull, Nullable, ref, Timestamp } from './common.js';
 import { CommitQuerySchema, modeQuery, ValidationResultSchema, type ValidationResult } from './versioning.js';
 
 export const ROOT_CATEGORIES = ['system', 'transactional', 'promotional'] as const;
@@ -14,7 +14,7 @@ export const preferenceCategorySchemaUrl = (config: Config) =>
   `${surfaceUrls(config).management_url.replace(/\/$/, '')}${PREFERENCE_CATEGORY_SCHEMA_PATH}`;
 
 const Open = { additionalProperties: true } as const;
-const optionalNullable = <T extends TSchema & { type: string }>(schema: T) => Type.Optional(NullableInput(schema));
+const optionalNullable = <T extends TSchema & { type: string }>(schema: T) => Type.Optional(Nullable(schema));
 
 /**
  * The root_categories structure. The API accepts it leniently (`strict` false): an unknown root,

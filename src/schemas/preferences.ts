@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, NullableInput, ref } from './common.js';
+import { Nullable, ref } from './common.js';
 import { CHANNEL_NAMES } from './tenants.js';
 import { DistinctIdSchema } from './users.js';
 
@@ -45,7 +45,7 @@ const categoryChoiceFields = {
   preference: Type.Optional(Type.String({ maxLength: 64, description: 'opt_in or opt_out' })),
   opt_out_channels: Type.Optional(Type.Array(ChannelName, { maxItems: 64, description: 'channels off while the category is opted in' })),
   opt_in_channels: Type.Optional(Type.Array(ChannelName, { maxItems: 64, description: 'channels on while the category is opted out' })),
-  digest_schedule: Type.Optional(NullableInput(DigestScheduleSchema)),
+  digest_schedule: Type.Optional(Nullable(DigestScheduleSchema)),
   properties: Type.Optional(Type.Array(PropertySchema, { maxItems: 100 })),
 };
 

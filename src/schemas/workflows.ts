@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ActorColumn } from '../db/types.js';
-import { ActorSchema, iso, isoOrNull, Nullable, NullableInput, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { ActorSchema, iso, isoOrNull, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
 import { CommitMessage, CommitMessageQuerySchema, CommitQuerySchema, modeQuery, ValidationResultSchema, type ValidationResult } from './versioning.js';
 
 export const WORKFLOW_SLUG_PATTERN = '^[a-z0-9_-]{1,255}$';
@@ -21,10 +21,10 @@ export const WorkflowBodySchema = Type.Object({
   category: Type.String({ minLength: 1, maxLength: 255, description: 'a root or sub category of the live preference categories' }),
   trigger_type: Type.Unsafe<(typeof TRIGGER_TYPES)[number]>(Type.String({ enum: [...TRIGGER_TYPES] })),
   tree: Type.Unknown({ description: 'the node tree: an object with a nodes array' }),
-  description: Type.Optional(NullableInput(Type.String({ maxLength: 5000 }))),
-  is_enabled: Type.Optional(NullableInput(Type.Boolean({ description: 'applies to the workflow at once, not at commit; null: unchanged' }))),
-  tags: Type.Optional(NullableInput(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
-  trigger_events: Type.Optional(NullableInput(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 }))),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  is_enabled: Type.Optional(Nullable(Type.Boolean({ description: 'applies to the workflow at once, not at commit; null: unchanged' }))),
+  tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
+  trigger_events: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 }))),
 });
 export type WorkflowBody = Static<typeof WorkflowBodySchema>;
 
