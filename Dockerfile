@@ -29,4 +29,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/main.js"]
+# The heap limit as in `npm start` (README, Operations).
+CMD ["node", "--max-old-space-size=512", "dist/src/main.js"]

@@ -19,6 +19,12 @@ import type { ScenarioContext, ScenarioResult } from './measure.js';
 import { seedMainThroughApi, seedScaleThroughApi, type ApiContext, type SeedOutcome } from './seed-api.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Node's flags in `npm start` (the heap limit): Herald is measured as it is started. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 const MANAGEMENT_PREFIX = '/management';
 const started = Date.now();
 const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
@@ -223,7 +229,7 @@ class HeraldProcess {
     delete env.DATABASE_URL;
     this.#server = await startServer({
       name: 'Herald',
-      nodeArgs: [...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(ROOT, 'dist', 'src', 'main.js')],
+      nodeArgs: [...startFlags(), ...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(ROOT, 'dist', 'src', 'main.js')],
       env: {
         ...env,
         ...(options.embedded ? {} : { DATABASE_URL: options.databaseUrl }),
