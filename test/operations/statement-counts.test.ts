@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import { configClient, definition, workflowBody } from '../management/config-helpers.js';
+
+/**
+ * Every write endpoint whose request carries a list sends the same number of SQL statements for
+ * one item as for many (subscriptions, events and bulk preferences have their own such tests).
+ * Structure, not timing: a statement per item would fail here on any machine.
+ */
+describe('statements per write request do not grow with its size', () => {
+  const t = useTestApp();
+  const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
+
+  async function statements(ws: WorkspaceFixture, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload: unknown, surface: 'base' | 'management' = 'base') {
+    t().queries.reset();
+    const response = await t().app.inject({ method, url, headers: ws[surface], payload: payload as object });
+    expect(response.statusCode, `${method} ${url}: ${response.body}`).toBeLessThan(300);
+    return t().queries.count;
+  }
+
+  it('bulk deletion of users and of objects', async () => {
+    const ws = await createWorkspaceFixture(t());
+    for (const i of range(120)) {
+      await t().app.inject({ method: 'POST', url: `/v1/user/gone-${i}/`, headers: ws.base, payload: {} });
+      await t().app.inject({ method: 'POST', url: `/v1/object/boxes/gone-${i}/`, headers: ws.base, payload: {} });
+    }
+    const users = (ids: number[]) => ({ distinct_ids: ids.map((i) => `gone-${i}`) });
+    expect(await statements(ws, 'DELETE', '/v1/bulk/user/', users(range(100, 10)))).toBe(await statements(ws, 'DELETE', '/v1/bulk/user/', users([0])));
+    const objects = (ids: number[]) => ({ object_ids: ids.map((i) => `gone-${i}`) });
+    expect(await statements(ws, 'DELETE', '/v1/bulk/object/boxes/', objects(range(100, 10)))).toBe(await statements(ws, 'DELETE', '/v1/bulk/object/boxes/', objects([0])));
+  });
+
+  it('removing subscriptions', async () => {
+    const ws = await createWorkspaceFixture(t());
+    await t().app.inject({ method: 'POST', url: '/v1/object/teams/t/', headers: ws.base, payload: {} });
+    const recipients = range(101).map((i) => `member-${i}`);
+    await t().app.inject({ method: 'POST', url: '/v1/object/teams/t/subscription/', headers: ws.base, payload: { recipients: recipients.slice(0, 100) } });
+    const url = '/v1/object/teams/t/subscription/';
+    expect(await statements(ws, 'DELETE', url, { recipients: recipients.slice(1, 100) })).toBe(await statements(ws, 'DELETE', url, { recipients: recipients.slice(0, 1) }));
+  });
+
+  it('edits and upserts of a user and of an object, whatever the number of operations and channel values', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const operations = (n: number) => ({ operations: range(n).map((i) => (i % 2 ? { $set: { [`p${i}`]: i } } : { $append: { $email: `e${i}@example.com` } })) });
+    const upsert = (n: number) => ({ $email: range(n).map((i) => `u${i}@example.com`), $sms: range(n).map((i) => `+1415555${String(1000 + i)}`) });
+    // Each side on an entity of its own, created alike: both requests change what they name.
+    for (const [label, path] of [['user', (id: string) => `/v1/user/${id}/`], ['object', (id: string) => `/v1/object/boxes/${id}/`]] as const) {
+      for (const id of ['edit-many', 'edit-one']) await t().app.inject({ method: 'POST', url: path(id), headers: ws.base, payload: {} });
+      expect(await statements(ws, 'PATCH', path('edit-many'), operations(100)), label).toBe(await statements(ws, 'PATCH', path('edit-one'), operations(1)));
+      expect(await statements(ws, 'POST', path('upsert-many'), upsert(50)), label).toBe(await statements(ws, 'POST', path('upsert-one'), upsert(1)));
+    }
+  });
+
+  it("a user's channel preferences", async () => {
+    const ws = await createWorkspaceFixture(t());
+    await t().app.inject({ method: 'POST', url: '/v1/user/prefs/', headers: ws.base, payload: {} });
+    const url = '/v1/user/prefs/preference/channel_preference/';
+    const channels = ['email', 'sms', 'whatsapp', 'inbox', 'androidpush', 'iospush', 'slack', 'ms_teams'];
+    const body = (names: string[]) => ({ channel_preferences: names.map((channel) => ({ channel, is_restricted: true })) });
+    expect(await statements(ws, 'PATCH', url, body(channels))).toBe(await statements(ws, 'PATCH', url, body(channels.slice(0, 1))));
+  });
+
+  it('preference categories, translations and workflows, whatever their size', async () => {
+    // Each side in a workspace of its own: both create their draft.
+    const [many, one] = [await createWorkspaceFixture(t()), await createWorkspaceFixture(t())];
+    const post = (ws: WorkspaceFixture, path: string, body: unknown) => statements(ws, 'POST', `/management/v1/${ws.slug}${path}`, body, 'management');
+    const categories = (n: number) => definition(range(n).map((i) => `cat-${i}`));
+    expect(await post(many, '/preference_category/', categories(60))).toBe(await post(one, '/preference_category/', categories(1)));
+    const content = (n: number) => ({ content: Object.fromEntries(range(n).map((i) => [`key_${i}`, { text: `value ${i}` }])) });
+    expect(await post(many, '/translation/content/fr.json/', content(500))).toBe(await post(one, '/translation/content/fr.json/', content(1)));
+    for (const ws of [many, one]) await configClient(t, ws).commitDefinition(definition(['welcome']));
+    const workflow = (n: number) => workflowBody('welcome', { tags: range(n).map((i) => `tag-${i}`), trigger_type: 'event', trigger_events: range(n).map((i) => `event-${i}`) });
+    expect(await post(many, '/workflow/onboarding/', workflow(100))).toBe(await post(one, '/workflow/onboarding/', workflow(1)));
+  });
+});
