@@ -2,12 +2,12 @@ import { LogController, type FastifyReply, type FastifyRequest, type FastifyServ
 import type { DestinationStream } from 'pino';
 
 /** Fields whose value never reaches a log line, at any depth of a logged object. */
-export const CENSORED_FIELDS = new Set([
+const CENSORED_FIELDS = new Set([
   'authorization',
   'cookie',
   ...['key', 'secret', 'token', 'api_key', 'service_token', 'workspace_key', 'workspace_secret', 'password'],
 ]);
-export const CENSORED = '[redacted]';
+const CENSORED = '[redacted]';
 const MAX_DEPTH = 8;
 
 /**

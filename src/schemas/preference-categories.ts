@@ -14,7 +14,7 @@ export const preferenceCategorySchemaUrl = (config: Config) =>
   `${surfaceUrls(config).management_url.replace(/\/$/, '')}${PREFERENCE_CATEGORY_SCHEMA_PATH}`;
 
 const Open = { additionalProperties: true } as const;
-const optionalNullable = <T extends TSchema & { type: string }>(schema: T) => Type.Optional(Nullable(schema));
+const optionalNullable = <T extends TSchema>(schema: T) => Type.Optional(Nullable(schema));
 
 /**
  * The root_categories structure. The API accepts it leniently (`strict` false): an unknown root,
