@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadOrCreateSecretKey } from '../../src/auth/secret-box.js';
 import { hashToken } from '../../src/auth/tokens.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
@@ -82,5 +86,17 @@ describe('secrets at rest', () => {
     const pair = await t.db.selectFrom('workspace_keys').select('secret_ciphertext').where('key', '=', ws.workspaceKey).executeTakeFirstOrThrow();
     expect(pair.secret_ciphertext).not.toContain(ws.workspaceSecret);
     expect(t.secretBox.decrypt(pair.secret_ciphertext)).toBe(ws.workspaceSecret);
+  });
+});
+
+describe('the generated secret key of embedded storage', () => {
+  it('is created once in DATA_DIR, readable by its owner only, and read back on the next start', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'herald-secret-')), 'data');
+    const key = loadOrCreateSecretKey(dataDir);
+    expect(Buffer.from(key, 'base64url')).toHaveLength(32);
+    const file = join(dataDir, 'secret.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadOrCreateSecretKey(dataDir)).toBe(key);
+    expect(readFileSync(file, 'utf8').trim()).toBe(key);
   });
 });
