@@ -9,7 +9,8 @@ import pg from 'pg';
 
 const env = process.env;
 const workspaceId = Number(env.BASELINE_WORKSPACE_ID);
-const LOOKUP = 'select distinct_id, properties, channels, created_at, updated_at from users where workspace_id = $1 and distinct_id = $2';
+const LOOKUP =
+  'select distinct_id, properties, channels, created_at, updated_at from users where workspace_id = $1 and distinct_id = $2';
 
 type Query = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 let query: Query;

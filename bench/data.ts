@@ -63,7 +63,10 @@ export const PREFERENCE_DEFINITION = {
         },
         {
           name: 'Orders',
-          categories: [category('order-updates', 'Order updates', 'opt_in'), category('shipping-updates', 'Shipping updates', 'opt_in')],
+          categories: [
+            category('order-updates', 'Order updates', 'opt_in'),
+            category('shipping-updates', 'Shipping updates', 'opt_in'),
+          ],
         },
       ],
     },
@@ -90,7 +93,7 @@ export const CATEGORY_SLUGS = PREFERENCE_DEFINITION.root_categories.flatMap((roo
 );
 
 /**
- * The signed workspace-key scheme of compat.md ("Authentication on the base surface", item 2):
+ * The signed workspace-key scheme of docs/spec/compat.md ("Authentication on the base surface", item 2):
  * base64(HMAC-SHA256(secret, METHOD \n md5hex(body) \n Content-Type \n Date \n path?query)).
  */
 export function signRequest(

@@ -115,7 +115,9 @@ export async function send(url: string, spec: RequestSpec): Promise<ProbeResult>
 
 export const messageOf = (result: ProbeResult) => {
   const body = result.body as { message?: unknown } | null;
-  return typeof body === 'object' && body && typeof body.message === 'string' ? body.message : JSON.stringify(result.body)?.slice(0, 200);
+  return typeof body === 'object' && body && typeof body.message === 'string'
+    ? body.message
+    : JSON.stringify(result.body)?.slice(0, 200);
 };
 
 /** The route does not exist in this build: 405, or the catch-all 404 (not a 404 the route itself gave). */

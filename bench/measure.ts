@@ -1,5 +1,14 @@
 import type { Sizes } from './options.js';
-import { combine, messageOf, routeMissing, runLoad, send, type LoadFigures, type NextRequest, type RequestSpec } from './load.js';
+import {
+  combine,
+  messageOf,
+  routeMissing,
+  runLoad,
+  send,
+  type LoadFigures,
+  type NextRequest,
+  type RequestSpec,
+} from './load.js';
 import { cpuBetween, cpuMs, type RssSampler, type Server } from './processes.js';
 import type { ApiContext, SeedOutcome } from './seed-api.js';
 
@@ -50,11 +59,17 @@ export async function measure(
   makeNext: () => NextRequest,
   run: { warmup?: boolean; seconds?: number } = {},
 ): Promise<LoadFigures> {
-  if (run.warmup !== false && ctx.sizes.warmup > 0) await runLoad({ url: server.url, connections, duration: ctx.sizes.warmup, next: makeNext() });
+  if (run.warmup !== false && ctx.sizes.warmup > 0)
+    await runLoad({ url: server.url, connections, duration: ctx.sizes.warmup, next: makeNext() });
   ctx.sampler.reset();
   const cpuBefore = cpuMs(server.pid);
   const dbBefore = await ctx.databaseCpu?.();
-  const figures = await runLoad({ url: server.url, connections, duration: run.seconds ?? ctx.sizes.duration, next: makeNext() });
+  const figures = await runLoad({
+    url: server.url,
+    connections,
+    duration: run.seconds ?? ctx.sizes.duration,
+    next: makeNext(),
+  });
   const perRequest = (ms: number) => (ms * 1000) / Math.max(1, figures.requests);
   const cpuUsPerRequest = perRequest(cpuMs(server.pid) - cpuBefore);
   const dbAfter = dbBefore && (await ctx.databaseCpu?.());
@@ -73,13 +88,18 @@ export type ProbeVerdict = { ok: true } | { ok: false; status: 'unavailable' | '
 /** One request before the load: is the route there, and does it answer 2xx? */
 export async function probe(server: Server, spec: RequestSpec, what: string): Promise<ProbeVerdict> {
   const result = await send(server.url, spec);
-  if (routeMissing(result)) return { ok: false, status: 'unavailable', reason: `${what}: ${result.status} ${messageOf(result)}` };
-  if (result.status < 200 || result.status >= 300) return { ok: false, status: 'failed', reason: `${what} answered ${result.status}: ${messageOf(result)}` };
+  if (routeMissing(result))
+    return { ok: false, status: 'unavailable', reason: `${what}: ${result.status} ${messageOf(result)}` };
+  if (result.status < 200 || result.status >= 300)
+    return { ok: false, status: 'failed', reason: `${what} answered ${result.status}: ${messageOf(result)}` };
   return { ok: true };
 }
 
 /** A scenario that could not run: why, in the shape the report prints. */
-export const notRun = (base: Pick<ScenarioResult, 'id' | 'title' | 'connections'>, verdict: Exclude<ProbeVerdict, { ok: true }>): ScenarioResult => ({
+export const notRun = (
+  base: Pick<ScenarioResult, 'id' | 'title' | 'connections'>,
+  verdict: Exclude<ProbeVerdict, { ok: true }>,
+): ScenarioResult => ({
   ...base,
   status: verdict.status,
   reason: verdict.reason,
@@ -90,7 +110,9 @@ export const notRun = (base: Pick<ScenarioResult, 'id' | 'title' | 'connections'
 export function missingSeed(ctx: ScenarioContext, what: RegExp): ProbeVerdict {
   const outcome = ctx.seeds.find((seed) => what.test(seed.what));
   if (!outcome) return { ok: true };
-  if (!outcome.available) return { ok: false, status: 'unavailable', reason: `seeding ${outcome.what}: ${outcome.note ?? 'route missing'}` };
-  if (outcome.reached === 0) return { ok: false, status: 'failed', reason: `seeding ${outcome.what} failed: ${outcome.note ?? ''}` };
+  if (!outcome.available)
+    return { ok: false, status: 'unavailable', reason: `seeding ${outcome.what}: ${outcome.note ?? 'route missing'}` };
+  if (outcome.reached === 0)
+    return { ok: false, status: 'failed', reason: `seeding ${outcome.what} failed: ${outcome.note ?? ''}` };
   return { ok: true };
 }

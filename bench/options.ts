@@ -96,11 +96,19 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (!values.embedded && !/bench[^/]*$/.test(new URL(databaseUrl).pathname)) {
     throw new Error(`refusing to drop ${databaseUrl}: the benchmark database name must contain "bench"`);
   }
-  const only = new Set((values.only ?? '').split(',').map((id) => id.trim()).filter(Boolean));
+  const only = new Set(
+    (values.only ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
+  );
   return {
     quick: values.quick,
     embedded: values.embedded,
-    sizes: { ...(values.quick ? QUICK : FULL), ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}) },
+    sizes: {
+      ...(values.quick ? QUICK : FULL),
+      ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
+    },
     only,
     logLevel: values['log-level'],
     profile: values.profile,

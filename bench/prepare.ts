@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { SecretBox } from '../src/auth/secret-box.js';
+import { SecretBox } from '../src/crypto/secret-box.js';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { bootstrapWorkspace } from '../src/provisioning.js';
+import { bootstrapWorkspace } from '../src/services/workspaces.js';
 import { findWorkspaceBySlug } from '../src/repositories/workspaces.js';
 import { MAIN_WORKSPACE, SCALE_WORKSPACE } from './data.js';
 import { scaleExtra, type BenchOptions } from './options.js';
@@ -30,9 +30,17 @@ async function recreateDatabase(url: string) {
 }
 
 /** Database, schema, both workspaces and their credentials, the main workspace's users and events (by SQL). */
-export async function prepareDatabase(options: BenchOptions, dataDir: string, secretKey: string, seeding: RunInfo['seeding'], timed: Timed) {
+export async function prepareDatabase(
+  options: BenchOptions,
+  dataDir: string,
+  secretKey: string,
+  seeding: RunInfo['seeding'],
+  timed: Timed,
+) {
   if (!options.embedded) await recreateDatabase(options.databaseUrl);
-  const handle = createDatabase(options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 });
+  const handle = createDatabase(
+    options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 },
+  );
   const db = handle.db;
   try {
     await migrateToLatest(db);
@@ -61,12 +69,28 @@ export async function prepareDatabase(options: BenchOptions, dataDir: string, se
  * after the other scenarios ran (Herald stopped, for the embedded engine's sake), so that they
  * measure a users table of the main data set's size.
  */
-export async function seedScaleUsers(options: BenchOptions, dataDir: string, scaleId: number, seeding: RunInfo['seeding'], timed: Timed) {
-  const { db } = createDatabase(options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 });
+export async function seedScaleUsers(
+  options: BenchOptions,
+  dataDir: string,
+  scaleId: number,
+  seeding: RunInfo['seeding'],
+  timed: Timed,
+) {
+  const { db } = createDatabase(
+    options.embedded ? { dataDir: join(dataDir, 'pglite') } : { url: options.databaseUrl, poolSize: 4 },
+  );
   try {
     const members = options.sizes.scaleSubscribers + scaleExtra(options.sizes);
-    const { seconds } = await timed('seeding users of the scale workspace (SQL, scenario 7)', () => seedUsers(db, scaleId, 'member-', members));
-    seeding.push({ what: 'users of the scale workspace (SQL, scenario 7)', target: members, reached: members, available: true, seconds });
+    const { seconds } = await timed('seeding users of the scale workspace (SQL, scenario 7)', () =>
+      seedUsers(db, scaleId, 'member-', members),
+    );
+    seeding.push({
+      what: 'users of the scale workspace (SQL, scenario 7)',
+      target: members,
+      reached: members,
+      available: true,
+      seconds,
+    });
     await analyze(db);
   } finally {
     await db.destroy();

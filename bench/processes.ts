@@ -18,7 +18,9 @@ export function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -91,8 +93,12 @@ export function cpuMs(pid: number): number {
  * CPU time used so far by the PostgreSQL backends serving one database (same machine only),
  * keyed by backend pid: the database's share of a request's cost.
  */
-export async function databaseCpuMs(query: (text: string) => Promise<{ rows: { pid: number }[] }>): Promise<Map<number, number>> {
-  const { rows } = await query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+export async function databaseCpuMs(
+  query: (text: string) => Promise<{ rows: { pid: number }[] }>,
+): Promise<Map<number, number>> {
+  const { rows } = await query(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
   return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
 }
 

@@ -29,13 +29,17 @@ const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
 const find = (results: ScenarioResult[], id: string) => results.find((r) => r.id === id);
-const herald = (result: ScenarioResult | undefined, index = 0) => result?.series.filter((s) => s.server === 'Herald')[index]?.figures;
+const herald = (result: ScenarioResult | undefined, index = 0) =>
+  result?.series.filter((s) => s.server === 'Herald')[index]?.figures;
 const baselineOf = (result: ScenarioResult | undefined) => result?.series.find((s) => s.server === 'baseline')?.figures;
-const why = (result: ScenarioResult | undefined) => (result ? `not measured: ${result.reason ?? result.status}` : 'not run');
+const why = (result: ScenarioResult | undefined) =>
+  result ? `not measured: ${result.reason ?? result.status}` : 'not run';
 
 /** Herald ÷ baseline in req/s, for scenarios 1 and 6. */
 export const ratioOf = (result: ScenarioResult | undefined) => {
@@ -47,7 +51,10 @@ export const ratioOf = (result: ScenarioResult | undefined) => {
 
 export function checkTargets(results: ScenarioResult[], peakRssMb: number, embedded: boolean): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  for (const [id, minimum] of [['1', 0.75], ['6', 0.7]] as const) {
+  for (const [id, minimum] of [
+    ['1', 0.75],
+    ['6', 0.7],
+  ] as const) {
     const ratio = ratioOf(find(results, id));
     checks.push({
       scenario: id,
@@ -61,7 +68,9 @@ export function checkTargets(results: ScenarioResult[], peakRssMb: number, embed
     checks.push({
       scenario: id,
       target: 'p99 < 150 ms at 10 connections, zero non-2xx',
-      measured: f ? `p99 ${fixed(f.latency.p99)} ms, ${f.non2xx + f.errors + f.timeouts} non-2xx/errors` : why(find(results, id)),
+      measured: f
+        ? `p99 ${fixed(f.latency.p99)} ms, ${f.non2xx + f.errors + f.timeouts} non-2xx/errors`
+        : why(find(results, id)),
       pass: f ? f.latency.p99 < 150 && f.non2xx + f.errors + f.timeouts === 0 : null,
     });
   }
@@ -83,8 +92,18 @@ export function checkTargets(results: ScenarioResult[], peakRssMb: number, embed
   });
   checks.push(
     embedded
-      ? { scenario: 'all', target: 'Herald peak RSS < 250 MB (PostgreSQL engine)', measured: `${fixed(peakRssMb)} MB, PGlite inside the process`, pass: null }
-      : { scenario: 'all', target: 'Herald peak RSS < 250 MB', measured: `${fixed(peakRssMb)} MB`, pass: Number.isFinite(peakRssMb) ? peakRssMb < 250 : null },
+      ? {
+          scenario: 'all',
+          target: 'Herald peak RSS < 250 MB (PostgreSQL engine)',
+          measured: `${fixed(peakRssMb)} MB, PGlite inside the process`,
+          pass: null,
+        }
+      : {
+          scenario: 'all',
+          target: 'Herald peak RSS < 250 MB',
+          measured: `${fixed(peakRssMb)} MB`,
+          pass: Number.isFinite(peakRssMb) ? peakRssMb < 250 : null,
+        },
   );
   return checks;
 }
@@ -111,7 +130,10 @@ export function renderReport(info: RunInfo, results: ScenarioResult[], checks: T
     '| scenario | Herald req/s | baseline req/s | ratio | target |',
     '|---|---:|---:|---:|---|',
   );
-  for (const [id, name, minimum] of [['1', 'GET user, Bearer', 0.75], ['6', 'GET user, signed workspace key', 0.7]] as const) {
+  for (const [id, name, minimum] of [
+    ['1', 'GET user, Bearer', 0.75],
+    ['6', 'GET user, signed workspace key', 0.7],
+  ] as const) {
     const result = find(results, id);
     const h = herald(result);
     const b = baselineOf(result);
@@ -123,7 +145,8 @@ export function renderReport(info: RunInfo, results: ScenarioResult[], checks: T
     );
   }
   lines.push('', '### Targets', '', '| scenario | target | measured | result |', '|---|---|---|---|');
-  for (const check of checks) lines.push(`| ${check.scenario} | ${check.target} | ${check.measured} | ${verdict(check.pass)} |`);
+  for (const check of checks)
+    lines.push(`| ${check.scenario} | ${check.target} | ${check.measured} | ${verdict(check.pass)} |`);
   lines.push(
     '',
     '### All figures',
@@ -137,16 +160,26 @@ export function renderReport(info: RunInfo, results: ScenarioResult[], checks: T
   );
   for (const result of results) {
     if (result.status !== 'measured') {
-      lines.push(`| ${result.id} | ${result.title}: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'} | ${result.connections} | | | | | | | | |`);
+      lines.push(
+        `| ${result.id} | ${result.title}: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'} | ${result.connections} | | | | | | | | |`,
+      );
       continue;
     }
-    for (const series of result.series) lines.push(figuresRow(result, `${result.title}: ${series.label}`, result.connections, series.figures));
+    for (const series of result.series)
+      lines.push(figuresRow(result, `${result.title}: ${series.label}`, result.connections, series.figures));
   }
-  lines.push('', `Herald's peak RSS over the whole run (kernel VmHWM, seeding included): ${fixed(info.heraldPeakRssMb)} MB.`, '');
+  lines.push(
+    '',
+    `Herald's peak RSS over the whole run (kernel VmHWM, seeding included): ${fixed(info.heraldPeakRssMb)} MB.`,
+    '',
+  );
   const skipped = results.filter((r) => r.status !== 'measured');
   if (skipped.length > 0) {
     lines.push('### Not measured in this run', '');
-    for (const r of skipped) lines.push(`- ${r.id}. ${r.title}: ${r.status === 'unavailable' ? 'not available in this build' : 'failed'} (${r.reason})`);
+    for (const r of skipped)
+      lines.push(
+        `- ${r.id}. ${r.title}: ${r.status === 'unavailable' ? 'not available in this build' : 'failed'} (${r.reason})`,
+      );
     lines.push('');
   }
   const noted = results.filter((r) => r.notes?.length);
@@ -163,4 +196,3 @@ export function renderReport(info: RunInfo, results: ScenarioResult[], checks: T
   }
   return `${lines.join('\n')}\n`;
 }
-

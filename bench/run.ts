@@ -22,12 +22,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Node's flags in `npm start` (the heap limit): Herald is measured as it is started. */
 function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts
+    .start;
   return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 const MANAGEMENT_PREFIX = '/management';
 const started = Date.now();
-const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+const log = (line: string) =>
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
 const timed: Timed = async <T>(what: string, work: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
   const t0 = Date.now();
@@ -63,10 +65,15 @@ async function runScenarios(options: BenchOptions, ctx: ScenarioContext): Promis
     const outcome = await work();
     for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
       results.push(result);
-      if (result.status !== 'measured') log(`  ${result.id}: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`);
+      if (result.status !== 'measured')
+        log(
+          `  ${result.id}: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`,
+        );
     }
   };
-  await step(['1', '6'], 'GET user, Bearer and signed, against the baseline', () => readPath(ctx, { bearer: wants(options, '1'), signed: wants(options, '6') }));
+  await step(['1', '6'], 'GET user, Bearer and signed, against the baseline', () =>
+    readPath(ctx, { bearer: wants(options, '1'), signed: wants(options, '6') }),
+  );
   await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
   await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
   await step(['2'], 'add subscriptions', () => addSubscriptions(ctx));
@@ -115,7 +122,9 @@ async function main() {
       env: {
         PATH: process.env.PATH,
         BASELINE_WORKSPACE_ID: String(prepared.mainId),
-        ...(options.embedded ? { BASELINE_PGLITE_DIR: join(tmp, 'baseline-pglite') } : { BASELINE_DATABASE_URL: options.databaseUrl }),
+        ...(options.embedded
+          ? { BASELINE_PGLITE_DIR: join(tmp, 'baseline-pglite') }
+          : { BASELINE_DATABASE_URL: options.databaseUrl }),
       },
       logFile: join(tmp, 'baseline.log'),
       readyPath: '/readyz',
@@ -148,7 +157,9 @@ async function main() {
       log,
     });
 
-    const { value: mainSeeds } = await timed('seeding through the API', () => seedMainThroughApi(api(prepared.main), options.sizes, log));
+    const { value: mainSeeds } = await timed('seeding through the API', () =>
+      seedMainThroughApi(api(prepared.main), options.sizes, log),
+    );
     seeding.push(...mainSeeds);
     const results = await runScenarios(options, context(mainSeeds));
     if (wants(options, '7')) {
@@ -158,7 +169,11 @@ async function main() {
         await herald.stop();
         await seedScaleUsers(options, dataDir, prepared.scaleId, seeding, timed);
         servers.push(await herald.start());
-        scaleSeeds = (await timed('seeding scenario 7 through the API', () => seedScaleThroughApi(api(prepared.scale), options.sizes, log))).value;
+        scaleSeeds = (
+          await timed('seeding scenario 7 through the API', () =>
+            seedScaleThroughApi(api(prepared.scale), options.sizes, log),
+          )
+        ).value;
         seeding.push(...scaleSeeds);
       }
       log('scenario 7: subscription cost vs object size');
@@ -191,7 +206,8 @@ async function main() {
 }
 
 const report7 = (result: ScenarioResult) => {
-  if (result.status !== 'measured') log(`  7: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`);
+  if (result.status !== 'measured')
+    log(`  7: ${result.status === 'unavailable' ? 'not available in this build' : 'failed'}: ${result.reason}`);
   return result;
 };
 
@@ -229,7 +245,11 @@ class HeraldProcess {
     delete env.DATABASE_URL;
     this.#server = await startServer({
       name: 'Herald',
-      nodeArgs: [...startFlags(), ...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), join(ROOT, 'dist', 'src', 'main.js')],
+      nodeArgs: [
+        ...startFlags(),
+        ...(options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+        join(ROOT, 'dist', 'src', 'main.js'),
+      ],
       env: {
         ...env,
         ...(options.embedded ? {} : { DATABASE_URL: options.databaseUrl }),

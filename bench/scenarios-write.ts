@@ -1,7 +1,16 @@
 import { CATEGORY_SLUGS, memberId, random, sample, SCALE_OBJECTS, TEAM_TYPE, teamId, userId } from './data.js';
 import type { RequestSpec } from './load.js';
 import { scaleExtra } from './options.js';
-import { cycle, measure, missingSeed, notRun, probe, type ScenarioContext, type ScenarioResult, type Series } from './measure.js';
+import {
+  cycle,
+  measure,
+  missingSeed,
+  notRun,
+  probe,
+  type ScenarioContext,
+  type ScenarioResult,
+  type Series,
+} from './measure.js';
 import { base } from './seed-api.js';
 
 /** Prepared request bodies per scenario: the harness spends its CPU on load, not on JSON. */
@@ -11,7 +20,11 @@ const TIMEZONES = ['America/New_York', 'Europe/London', 'Europe/Paris', 'Asia/Ko
 
 /** Scenario 2: add 100 inline recipients (users identified and updated in the same call) to a random team. */
 export async function addSubscriptions(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const scenario = { id: '2', title: 'POST /v1/object/{type}/{id}/subscription/, 100 inline recipients', connections: 10 };
+  const scenario = {
+    id: '2',
+    title: 'POST /v1/object/{type}/{id}/subscription/, 100 inline recipients',
+    connections: 10,
+  };
   const seeded = missingSeed(ctx, /^objects /);
   if (!seeded.ok) return notRun(scenario, seeded);
   const next = random(2);
@@ -23,7 +36,10 @@ export async function addSubscriptions(ctx: ScenarioContext): Promise<ScenarioRe
       $locale: 'en-US',
       $timezone: TIMEZONES[i % TIMEZONES.length],
     }));
-    return base(ctx.main, 'POST', `/v1/object/${TEAM_TYPE}/${team}/subscription/`, { recipients, properties: { role: 'member', source: 'bench' } });
+    return base(ctx.main, 'POST', `/v1/object/${TEAM_TYPE}/${team}/subscription/`, {
+      recipients,
+      properties: { role: 'member', source: 'bench' },
+    });
   });
   const check = await probe(ctx.herald, requests[0] as RequestSpec, 'POST …/subscription/');
   if (!check.ok) return notRun(scenario, check);
@@ -33,7 +49,11 @@ export async function addSubscriptions(ctx: ScenarioContext): Promise<ScenarioRe
 
 /** Scenario 3: 100 users × 3 categories + 2 channel preferences per request. */
 export async function bulkPreferences(ctx: ScenarioContext): Promise<ScenarioResult> {
-  const scenario = { id: '3', title: 'PATCH /v1/bulk/user/preference/, 100 users × 3 categories + 2 channels', connections: 10 };
+  const scenario = {
+    id: '3',
+    title: 'PATCH /v1/bulk/user/preference/, 100 users × 3 categories + 2 channels',
+    connections: 10,
+  };
   const next = random(3);
   const requests: RequestSpec[] = Array.from({ length: PREPARED }, () => {
     const optIn = next() < 0.5;
@@ -62,7 +82,8 @@ export async function bulkPreferences(ctx: ScenarioContext): Promise<ScenarioRes
 
 /** The two segment queries of scenario 4: a selective filter on users, and a join on events. */
 export const SEGMENT_QUERIES = {
-  selective: "select distinct_id, active_emails from users where locale = 'pt-BR' and user_properties->>'plan' = 'enterprise'",
+  selective:
+    "select distinct_id, active_emails from users where locale = 'pt-BR' and user_properties->>'plan' = 'enterprise'",
   join:
     'select u.distinct_id, count(*) as purchases from users u join events e on e.distinct_id = u.distinct_id ' +
     "where e.event = 'checkout_completed' and e.created_at > now() - interval '7 days' group by u.distinct_id having count(*) >= 2",
@@ -82,7 +103,11 @@ export async function segmentDryRun(ctx: ScenarioContext): Promise<ScenarioResul
       continue;
     }
     ctx.log(`  ${name}`);
-    series.push({ label: name === 'selective' ? 'selective filter on users' : 'join on events', server: 'Herald', figures: await measure(ctx, ctx.herald, scenario.connections, () => () => spec) });
+    series.push({
+      label: name === 'selective' ? 'selective filter on users' : 'join on events',
+      server: 'Herald',
+      figures: await measure(ctx, ctx.herald, scenario.connections, () => () => spec),
+    });
   }
   const notes = [`selective: \`${SEGMENT_QUERIES.selective}\``, `join: \`${SEGMENT_QUERIES.join}\``, ...failures];
   if (series.length === 0) return { ...scenario, status: 'failed', reason: failures.join('; '), notes, series };
@@ -106,10 +131,14 @@ export async function subscriptionScaling(ctx: ScenarioContext): Promise<Scenari
   const seeded = missingSeed(ctx, /scenario 7/);
   if (!seeded.ok) return notRun(scenario, seeded);
   const extra = scaleExtra(ctx.sizes);
-  const batch = (k: number) => Array.from({ length: 100 }, (_, j) => memberId(ctx.sizes.scaleSubscribers + ((k * 100 + j) % extra)));
+  const batch = (k: number) =>
+    Array.from({ length: 100 }, (_, j) => memberId(ctx.sizes.scaleSubscribers + ((k * 100 + j) % extra)));
   const requestsFor = (objectOf: (k: number) => string) =>
     Array.from({ length: Math.floor(extra / 100) }, (_, k) =>
-      base(ctx.scale, 'POST', `/v1/object/${SCALE_OBJECTS.type}/${objectOf(k)}/subscription/`, { recipients: batch(k), properties: { role: 'member' } }),
+      base(ctx.scale, 'POST', `/v1/object/${SCALE_OBJECTS.type}/${objectOf(k)}/subscription/`, {
+        recipients: batch(k),
+        properties: { role: 'member' },
+      }),
     );
   const empty = requestsFor((k) => SCALE_OBJECTS.empty(k % SCALE_OBJECTS.emptyCount));
   const large = requestsFor(() => SCALE_OBJECTS.big);
@@ -128,7 +157,11 @@ export async function subscriptionScaling(ctx: ScenarioContext): Promise<Scenari
     ],
     series: [
       { label: '0 subscriptions', server: 'Herald', figures: emptyFigures },
-      { label: `${(big?.reached ?? 0).toLocaleString('en-US')} subscriptions`, server: 'Herald', figures: largeFigures },
+      {
+        label: `${(big?.reached ?? 0).toLocaleString('en-US')} subscriptions`,
+        server: 'Herald',
+        figures: largeFigures,
+      },
     ],
   };
 }

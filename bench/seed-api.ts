@@ -1,4 +1,13 @@
-import { CATEGORY_SLUGS, memberId, ORGANIZATION, PREFERENCE_DEFINITION, SCALE_OBJECTS, TEAM_TYPE, teamId, userId } from './data.js';
+import {
+  CATEGORY_SLUGS,
+  memberId,
+  ORGANIZATION,
+  PREFERENCE_DEFINITION,
+  SCALE_OBJECTS,
+  TEAM_TYPE,
+  teamId,
+  userId,
+} from './data.js';
 import { messageOf, routeMissing, send, type ProbeResult, type RequestSpec } from './load.js';
 
 /** How a workspace is reached through Herald's API. */
@@ -52,16 +61,31 @@ async function pool(count: number, concurrency: number, deadline: number, task: 
 
 /** Creates `ids` as objects of `type`; the first request doubles as the probe for the route. */
 export async function seedObjects(ctx: ApiContext, type: string, ids: string[], what: string): Promise<SeedOutcome> {
-  const create = (id: string) => send(ctx.url, base(ctx, 'POST', `/v1/object/${type}/${encodeURIComponent(id)}/`, { name: id }));
+  const create = (id: string) =>
+    send(ctx.url, base(ctx, 'POST', `/v1/object/${type}/${encodeURIComponent(id)}/`, { name: id }));
   const first = await create(ids[0] as string);
-  if (routeMissing(first)) return { what, target: ids.length, reached: 0, available: false, note: `POST /v1/object/… ${describe(first)}` };
-  if (!ok(first)) return { what, target: ids.length, reached: 0, available: true, note: `POST /v1/object/… failed, ${describe(first)}` };
+  if (routeMissing(first))
+    return { what, target: ids.length, reached: 0, available: false, note: `POST /v1/object/… ${describe(first)}` };
+  if (!ok(first))
+    return {
+      what,
+      target: ids.length,
+      reached: 0,
+      available: true,
+      note: `POST /v1/object/… failed, ${describe(first)}`,
+    };
   let failure: string | undefined;
   const reached = await pool(ids.length - 1, 4, Infinity, async (i) => {
     const result = await create(ids[i + 1] as string);
     if (!ok(result)) failure ??= describe(result);
   });
-  return { what, target: ids.length, reached: reached + 1, available: true, ...(failure ? { note: `some failed, ${failure}` } : {}) };
+  return {
+    what,
+    target: ids.length,
+    reached: reached + 1,
+    available: true,
+    ...(failure ? { note: `some failed, ${failure}` } : {}),
+  };
 }
 
 /** Subscribes `count` recipients (named by `recipient(i)`) to one object, 100 per request, within `budgetSeconds`. */
@@ -75,14 +99,19 @@ export async function seedSubscribers(
 ): Promise<SeedOutcome> {
   const path = `/v1/object/${object.type}/${object.id}/subscription/`;
   const batch = (b: number) =>
-    send(ctx.url, base(ctx, 'POST', path, {
-      recipients: Array.from({ length: Math.min(100, count - b * 100) }, (_, k) => recipient(b * 100 + k)),
-      properties: { role: b % 10 === 0 ? 'admin' : 'member' },
-    }));
+    send(
+      ctx.url,
+      base(ctx, 'POST', path, {
+        recipients: Array.from({ length: Math.min(100, count - b * 100) }, (_, k) => recipient(b * 100 + k)),
+        properties: { role: b % 10 === 0 ? 'admin' : 'member' },
+      }),
+    );
   const batches = Math.ceil(count / 100);
   const first = await batch(0);
-  if (routeMissing(first)) return { what, target: count, reached: 0, available: false, note: `POST ${path} ${describe(first)}` };
-  if (!ok(first)) return { what, target: count, reached: 0, available: true, note: `POST ${path} failed, ${describe(first)}` };
+  if (routeMissing(first))
+    return { what, target: count, reached: 0, available: false, note: `POST ${path} ${describe(first)}` };
+  if (!ok(first))
+    return { what, target: count, reached: 0, available: true, note: `POST ${path} failed, ${describe(first)}` };
   let failure: string | undefined;
   let failed = 0;
   const done = await pool(batches - 1, 6, Date.now() + budgetSeconds * 1000, async (b) => {
@@ -93,7 +122,10 @@ export async function seedSubscribers(
     }
   });
   const reached = Math.min(count, (done + 1 - failed) * 100);
-  const notes = [reached < count && failed === 0 ? `stopped at the ${budgetSeconds} s seeding budget` : '', failure ? `${failed} batches failed, ${failure}` : '']
+  const notes = [
+    reached < count && failed === 0 ? `stopped at the ${budgetSeconds} s seeding budget` : '',
+    failure ? `${failed} batches failed, ${failure}` : '',
+  ]
     .filter(Boolean)
     .join('; ');
   return { what, target: count, reached, available: true, ...(notes ? { note: notes } : {}) };
@@ -103,20 +135,31 @@ const liveCategoryCount = async (ctx: ApiContext) => {
   const result = await send(ctx.url, management(ctx, 'GET', '/preference_category/?mode=live'));
   if (!ok(result)) return 0;
   const body = result.body as { root_categories?: { sections?: { categories?: unknown[] }[] }[] };
-  return (body.root_categories ?? []).flatMap((root) => root.sections ?? []).flatMap((section) => section.categories ?? []).length;
+  return (body.root_categories ?? [])
+    .flatMap((root) => root.sections ?? [])
+    .flatMap((section) => section.categories ?? []).length;
 };
 
 /** The live preference category definition with ten categories, through the management API. */
 export async function seedPreferenceCategories(ctx: ApiContext): Promise<SeedOutcome> {
   const what = 'live preference category definition (categories)';
   const target = CATEGORY_SLUGS.length;
-  const saved = await send(ctx.url, management(ctx, 'POST', '/preference_category/?commit=true&commit_message=bench', PREFERENCE_DEFINITION));
-  if (routeMissing(saved)) return { what, target, reached: 0, available: false, note: `POST /preference_category/ ${describe(saved)}` };
-  if (!ok(saved)) return { what, target, reached: 0, available: true, note: `POST /preference_category/ failed, ${describe(saved)}` };
+  const saved = await send(
+    ctx.url,
+    management(ctx, 'POST', '/preference_category/?commit=true&commit_message=bench', PREFERENCE_DEFINITION),
+  );
+  if (routeMissing(saved))
+    return { what, target, reached: 0, available: false, note: `POST /preference_category/ ${describe(saved)}` };
+  if (!ok(saved))
+    return { what, target, reached: 0, available: true, note: `POST /preference_category/ failed, ${describe(saved)}` };
   let live = await liveCategoryCount(ctx);
   if (live < target) {
-    const committed = await send(ctx.url, management(ctx, 'PATCH', '/preference_category/commit/', { commit_message: 'bench' }));
-    if (!ok(committed)) return { what, target, reached: live, available: true, note: `commit failed, ${describe(committed)}` };
+    const committed = await send(
+      ctx.url,
+      management(ctx, 'PATCH', '/preference_category/commit/', { commit_message: 'bench' }),
+    );
+    if (!ok(committed))
+      return { what, target, reached: live, available: true, note: `commit failed, ${describe(committed)}` };
     live = await liveCategoryCount(ctx);
   }
   return { what, target, reached: live, available: true };
@@ -130,7 +173,9 @@ function recorder(log: (line: string) => void) {
     outcome.seconds = (Date.now() - since) / 1000;
     since = Date.now();
     outcomes.push(outcome);
-    log(`  ${outcome.what}: ${outcome.available ? `${outcome.reached} of ${outcome.target}` : 'not available in this build'}${outcome.note ? ` (${outcome.note})` : ''}`);
+    log(
+      `  ${outcome.what}: ${outcome.available ? `${outcome.reached} of ${outcome.target}` : 'not available in this build'}${outcome.note ? ` (${outcome.note})` : ''}`,
+    );
     return outcome;
   };
   return { outcomes, record };
@@ -146,7 +191,9 @@ export async function seedMainThroughApi(
   const teams = Array.from({ length: sizes.objects }, (_, i) => teamId(i));
   const objects = record(await seedObjects(main, TEAM_TYPE, teams, `objects (${TEAM_TYPE})`));
   if (objects.available) {
-    record(await seedObjects(main, ORGANIZATION.type, [ORGANIZATION.id], `object ${ORGANIZATION.type}/${ORGANIZATION.id}`));
+    record(
+      await seedObjects(main, ORGANIZATION.type, [ORGANIZATION.id], `object ${ORGANIZATION.type}/${ORGANIZATION.id}`),
+    );
     const what = `subscribers of ${ORGANIZATION.type}/${ORGANIZATION.id}`;
     record(await seedSubscribers(main, ORGANIZATION, sizes.objectSubscribers, userId, sizes.apiSeedBudget / 3, what));
   }
@@ -161,11 +208,25 @@ export async function seedScaleThroughApi(
   log: (line: string) => void,
 ): Promise<SeedOutcome[]> {
   const { outcomes, record } = recorder(log);
-  const ids = [SCALE_OBJECTS.big, ...Array.from({ length: SCALE_OBJECTS.emptyCount }, (_, i) => SCALE_OBJECTS.empty(i))];
-  const objects = record(await seedObjects(scale, SCALE_OBJECTS.type, ids, `scenario 7 objects (${SCALE_OBJECTS.type})`));
+  const ids = [
+    SCALE_OBJECTS.big,
+    ...Array.from({ length: SCALE_OBJECTS.emptyCount }, (_, i) => SCALE_OBJECTS.empty(i)),
+  ];
+  const objects = record(
+    await seedObjects(scale, SCALE_OBJECTS.type, ids, `scenario 7 objects (${SCALE_OBJECTS.type})`),
+  );
   if (objects.available) {
     const big = { type: SCALE_OBJECTS.type, id: SCALE_OBJECTS.big };
-    record(await seedSubscribers(scale, big, sizes.scaleSubscribers, memberId, sizes.apiSeedBudget, `subscribers of ${big.type}/${big.id} (scenario 7)`));
+    record(
+      await seedSubscribers(
+        scale,
+        big,
+        sizes.scaleSubscribers,
+        memberId,
+        sizes.apiSeedBudget,
+        `subscribers of ${big.type}/${big.id} (scenario 7)`,
+      ),
+    );
   }
   return outcomes;
 }

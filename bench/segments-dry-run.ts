@@ -10,11 +10,11 @@
  */
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
-import { SecretBox } from '../src/auth/secret-box.js';
+import { SecretBox } from '../src/crypto/secret-box.js';
 import { loadConfig } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { bootstrapWorkspace } from '../src/provisioning.js';
+import { bootstrapWorkspace } from '../src/services/workspaces.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -22,13 +22,16 @@ const SECRET = 'bench-secret-key-bench-secret-key-0123456789';
 
 const QUERIES = {
   'property equals (many matches)': "select distinct_id from users where user_properties->>'plan' = 'pro'",
-  'property equals (rare)': "select distinct_id, active_emails from users where user_properties->>'plan' = 'enterprise'",
+  'property equals (rare)':
+    "select distinct_id, active_emails from users where user_properties->>'plan' = 'enterprise'",
   'no match (scans every user)': "select distinct_id from users where user_properties->>'plan' = 'none'",
   'active email channel': "select distinct_id, active_emails from users where 'email' = any(active_channels)",
-  'order by a property, top 10': "select distinct_id, (user_properties->>'score')::int as score from users order by score desc",
+  'order by a property, top 10':
+    "select distinct_id, (user_properties->>'score')::int as score from users order by score desc",
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main() {
   const config = loadConfig({ LOG_LEVEL: 'silent', SECRET_KEY: SECRET, DATABASE_URL: process.env.DATABASE_URL });
@@ -37,7 +40,11 @@ async function main() {
   const secretBox = new SecretBox(SECRET);
   const slug = `bench-segments-${Date.now()}`;
   const credentials = await bootstrapWorkspace(db, secretBox, { slug, actor: null });
-  const { id: workspaceId } = await db.selectFrom('workspaces').select('id').where('slug', '=', slug).executeTakeFirstOrThrow();
+  const { id: workspaceId } = await db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('slug', '=', slug)
+    .executeTakeFirstOrThrow();
 
   const seedStart = performance.now();
   await sql`
@@ -68,7 +75,9 @@ async function main() {
       if (response.statusCode !== 200) throw new Error(`${name}: ${response.statusCode} ${response.body}`);
     }
     times.sort((a, b) => a - b);
-    console.log(`${name.padEnd(36)} p50 ${percentile(times, 50).toFixed(1)} ms  p95 ${percentile(times, 95).toFixed(1)} ms  max ${times.at(-1)!.toFixed(1)} ms`);
+    console.log(
+      `${name.padEnd(36)} p50 ${percentile(times, 50).toFixed(1)} ms  p95 ${percentile(times, 95).toFixed(1)} ms  max ${times.at(-1)!.toFixed(1)} ms`,
+    );
   }
   await app.close();
   await db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();

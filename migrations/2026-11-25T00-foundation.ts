@@ -35,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', 'timestamptz')
     .addColumn('deleted_by', 'jsonb')
     .execute();
-  await db.schema.createIndex('api_keys_workspace_idx').on('api_keys').columns(['workspace_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('api_keys_workspace_idx')
+    .on('api_keys')
+    .columns(['workspace_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('workspace_keys')
@@ -57,7 +61,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('workspace_keys_name_unique', ['workspace_id', 'name'])
     .execute();
   // At most one default pair per workspace, enforced by the database.
-  await sql`create unique index workspace_keys_one_default on workspace_keys (workspace_id) where is_default`.execute(db);
+  await sql`create unique index workspace_keys_one_default on workspace_keys (workspace_id) where is_default`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('tenants')
@@ -96,8 +102,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('received_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('events_workspace_insert_id_unique', ['workspace_id', 'insert_id'])
     .execute();
-  await db.schema.createIndex('events_workspace_distinct_id_idx').on('events').columns(['workspace_id', 'distinct_id']).execute();
-  await db.schema.createIndex('events_workspace_event_idx').on('events').columns(['workspace_id', 'event', 'created_at']).execute();
+  await db.schema
+    .createIndex('events_workspace_distinct_id_idx')
+    .on('events')
+    .columns(['workspace_id', 'distinct_id'])
+    .execute();
+  await db.schema
+    .createIndex('events_workspace_event_idx')
+    .on('events')
+    .columns(['workspace_id', 'event', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

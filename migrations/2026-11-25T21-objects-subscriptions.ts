@@ -10,12 +10,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('object_id', 'text', (c) => c.notNull())
     .addColumn('properties', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('channels', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .addColumn('subscriptions_count', 'integer', (c) => c.notNull().defaultTo(0).check(sql`subscriptions_count >= 0`))
+    .addColumn('subscriptions_count', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`subscriptions_count >= 0`),
+    )
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addUniqueConstraint('objects_workspace_type_id_unique', ['workspace_id', 'object_type', 'object_id'])
     .execute();
-  await db.schema.createIndex('objects_workspace_type_idx').on('objects').columns(['workspace_id', 'object_type', 'id']).execute();
+  await db.schema
+    .createIndex('objects_workspace_type_idx')
+    .on('objects')
+    .columns(['workspace_id', 'object_type', 'id'])
+    .execute();
 
   // A subscriber is a user or a child object, never both; deleting either side removes the subscription.
   await db.schema
@@ -30,10 +39,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addCheckConstraint('subscriptions_one_subscriber', sql`(user_id is null) <> (child_object_id is null)`)
     .addCheckConstraint('subscriptions_not_self', sql`child_object_id is distinct from object_id`)
     .execute();
-  await sql`create unique index subscriptions_unique on subscriptions (object_id, coalesce(user_id, 0), coalesce(child_object_id, 0))`.execute(db);
+  await sql`create unique index subscriptions_unique on subscriptions (object_id, coalesce(user_id, 0), coalesce(child_object_id, 0))`.execute(
+    db,
+  );
   await db.schema.createIndex('subscriptions_object_idx').on('subscriptions').columns(['object_id', 'id']).execute();
   await db.schema.createIndex('subscriptions_user_idx').on('subscriptions').columns(['user_id', 'id']).execute();
-  await db.schema.createIndex('subscriptions_child_idx').on('subscriptions').columns(['child_object_id', 'id']).execute();
+  await db.schema
+    .createIndex('subscriptions_child_idx')
+    .on('subscriptions')
+    .columns(['child_object_id', 'id'])
+    .execute();
 
   // objects.subscriptions_count follows the subscriptions rows in the same transaction, whichever
   // statement adds or removes them (including cascades from deleted users and objects). Parents are

@@ -96,7 +96,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table workflows drop constraint if exists workflows_live_version_fk`.execute(db);
-  for (const table of ['translation_versions', 'translation_files', 'workflow_versions', 'workflows', 'preference_category_drafts', 'preference_category_versions']) {
+  for (const table of [
+    'translation_versions',
+    'translation_files',
+    'workflow_versions',
+    'workflows',
+    'preference_category_drafts',
+    'preference_category_versions',
+  ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

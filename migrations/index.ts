@@ -6,6 +6,15 @@ import * as objectsSubscriptions from './2026-11-25T21-objects-subscriptions.js'
 import * as configuration from './2026-11-25T30-configuration.js';
 import * as segmentViews from './2026-11-25T40-segment-views.js';
 import * as userPreferences from './2026-11-25T60-user-preferences.js';
+import * as engine from './2026-11-26T10-engine.js';
+import * as segmentSandbox from './2026-11-26T10-segment-sandbox.js';
+import * as templates from './2026-11-26T10-templates.js';
+import * as inboxKeys from './2026-11-26T20-inbox-keys.js';
+import * as subscriberLists from './2026-11-26T70-subscriber-lists.js';
+import * as tenantPreferences from './2026-11-26T71-tenant-preferences.js';
+import * as objectPreferences from './2026-11-26T72-object-preferences.js';
+import * as managementRegistry from './2026-11-26T73-management-registry.js';
+import * as flow from './2026-11-26T80-flow.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +25,13 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25T30-configuration': configuration,
   '2026-11-25T40-segment-views': segmentViews,
   '2026-11-25T60-user-preferences': userPreferences,
+  '2026-11-26T10-engine': engine,
+  '2026-11-26T10-segment-sandbox': segmentSandbox,
+  '2026-11-26T10-templates': templates,
+  '2026-11-26T20-inbox-keys': inboxKeys,
+  '2026-11-26T70-subscriber-lists': subscriberLists,
+  '2026-11-26T71-tenant-preferences': tenantPreferences,
+  '2026-11-26T72-object-preferences': objectPreferences,
+  '2026-11-26T73-management-registry': managementRegistry,
+  '2026-11-26T80-flow': flow,
 };

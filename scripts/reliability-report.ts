@@ -6,18 +6,58 @@ import { join } from 'node:path';
  * RELIABILITY.md (between its figures markers). Run after the suite: `npm run reliability:report`.
  */
 const GUARANTEES: [id: string, guarantee: string, test: string][] = [
-  ['fuzz-base-1', 'Every base-surface and public route answers generated and mutated input as documented (4xx in its shape or a valid 2xx, never 5xx, no hang), and a refused request writes nothing (half the routes)', 'test/fuzz/base-routes-1.test.ts'],
+  [
+    'fuzz-base-1',
+    'Every base-surface and public route answers generated and mutated input as documented (4xx in its shape or a valid 2xx, never 5xx, no hang), and a refused request writes nothing (half the routes)',
+    'test/fuzz/base-routes-1.test.ts',
+  ],
   ['fuzz-base-2', 'The same for the other half', 'test/fuzz/base-routes-2.test.ts'],
   ['fuzz-management', 'The same for every management route', 'test/fuzz/management-routes.test.ts'],
-  ['limits', 'Body over BODY_LIMIT → 413, JSON nested deeper than 64 → 400 (100k levels survive), slow-loris connections closed within REQUEST_TIMEOUT_MS', 'test/fuzz/limits.test.ts'],
-  ['isolation', "Workspace A's credentials aimed at workspace B's identifiers (and A's ids under B's slug) change nothing and reveal nothing of the other", 'test/security/isolation.test.ts'],
-  ['revocation', 'A disabled API key, a revoked service token, a paused/deleted pair and a rotated secret are refused from the next request on, under load', 'test/security/revocation.test.ts'],
-  ['secrets-at-rest', 'The database holds tokens and API keys only as hashes, workspace secrets only as ciphertext; no log line of any test file carries a credential', 'test/security/secrets-at-rest.test.ts (+ every file using useTestApp)'],
-  ['rate-limit', 'Per-credential rate limit: 429 in the route’s shape with Retry-After and RateLimit-*', 'test/security/rate-limit.test.ts'],
-  ['database-outage-reset', 'PostgreSQL gone (connections reset) under load: fast 503s, /readyz 503, recovery ≤ 5 s without restart, acknowledged writes all present once', 'test/faults/database-outage.test.ts'],
-  ['database-outage-hold', 'The same for a network partition (half-open connections, nothing gets through)', 'test/faults/database-outage.test.ts'],
-  ['graceful-shutdown', 'SIGTERM with 200 requests in flight: all finished, later ones refused (503 or no connection), exit 0, acknowledged writes present', 'test/faults/shutdown-under-load.test.ts'],
-  ['concurrency-soak-ci', '50 clients on the same rows (3 s, CI): no 5xx, no deadlock, answers as documented, lists and counters consistent', 'test/soak/concurrency.test.ts'],
+  [
+    'limits',
+    'Body over BODY_LIMIT → 413, JSON nested deeper than 64 → 400 (100k levels survive), slow-loris connections closed within REQUEST_TIMEOUT_MS',
+    'test/fuzz/limits.test.ts',
+  ],
+  [
+    'isolation',
+    "Workspace A's credentials aimed at workspace B's identifiers (and A's ids under B's slug) change nothing and reveal nothing of the other",
+    'test/security/isolation.test.ts',
+  ],
+  [
+    'revocation',
+    'A disabled API key, a revoked service token, a paused/deleted pair and a rotated secret are refused from the next request on, under load',
+    'test/security/revocation.test.ts',
+  ],
+  [
+    'secrets-at-rest',
+    'The database holds tokens and API keys only as hashes, workspace secrets only as ciphertext; no log line of any test file carries a credential',
+    'test/security/secrets-at-rest.test.ts (+ every file using useTestApp)',
+  ],
+  [
+    'rate-limit',
+    'Per-credential rate limit: 429 in the route’s shape with Retry-After and RateLimit-*',
+    'test/security/rate-limit.test.ts',
+  ],
+  [
+    'database-outage-reset',
+    'PostgreSQL gone (connections reset) under load: fast 503s, /readyz 503, recovery ≤ 5 s without restart, acknowledged writes all present once',
+    'test/faults/database-outage.test.ts',
+  ],
+  [
+    'database-outage-hold',
+    'The same for a network partition (half-open connections, nothing gets through)',
+    'test/faults/database-outage.test.ts',
+  ],
+  [
+    'graceful-shutdown',
+    'SIGTERM with 200 requests in flight: all finished, later ones refused (503 or no connection), exit 0, acknowledged writes present',
+    'test/faults/shutdown-under-load.test.ts',
+  ],
+  [
+    'concurrency-soak-ci',
+    '50 clients on the same rows (3 s, CI): no 5xx, no deadlock, answers as documented, lists and counters consistent',
+    'test/soak/concurrency.test.ts',
+  ],
   ['concurrency-soak', 'The same for 20 s (`npm run test:soak`)', 'test/soak/concurrency.test.ts'],
 ];
 
@@ -25,17 +65,31 @@ const dir = join(process.cwd(), 'reports', 'reliability');
 const records = existsSync(dir)
   ? readdirSync(dir)
       .filter((file) => file.endsWith('.json'))
-      .map((file) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as { id: string; engine: string; recorded_at: string; figures: Record<string, unknown> })
+      .map(
+        (file) =>
+          JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+            id: string;
+            engine: string;
+            recorded_at: string;
+            figures: Record<string, unknown>;
+          },
+      )
   : [];
 
 const format = (figures: Record<string, unknown>) =>
   Object.entries(figures)
-    .map(([key, value]) => `${key.replace(/_/g, ' ')}: ${typeof value === 'string' && value.startsWith('{') ? value.replace(/"/g, '').replace(/,/g, ', ') : String(value)}`)
+    .map(
+      ([key, value]) =>
+        `${key.replace(/_/g, ' ')}: ${typeof value === 'string' && value.startsWith('{') ? value.replace(/"/g, '').replace(/,/g, ', ') : String(value)}`,
+    )
     .join('; ');
 
 const rows = GUARANTEES.map(([id, guarantee, test]) => {
   const runs = records.filter((record) => record.id === id).sort((a, b) => a.engine.localeCompare(b.engine));
-  const figures = runs.length === 0 ? 'not run yet' : runs.map((run) => `**${run.engine}** (${run.recorded_at.slice(0, 16)}Z): ${format(run.figures)}`).join('<br>');
+  const figures =
+    runs.length === 0
+      ? 'not run yet'
+      : runs.map((run) => `**${run.engine}** (${run.recorded_at.slice(0, 16)}Z): ${format(run.figures)}`).join('<br>');
   return `| ${guarantee} | \`${test}\` | ${figures} |`;
 });
 const table = ['| guarantee | proved by | figures from the last run |', '|---|---|---|', ...rows].join('\n');

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
-import type { SecretBox } from './auth/secret-box.js';
+import type { SecretBox } from './crypto/secret-box.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { CredentialListener, type CredentialListenerOptions } from './auth/credential-listener.js';
 import { newUlid } from './ids.js';
@@ -16,10 +16,20 @@ import { registerApiReference, registerOpenApi } from './http/openapi.js';
 import { documentFrameworkErrors } from './http/documented-errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { AJV_OPTIONS, refuseNonFiniteNumbers, strictBodyValidators } from './http/strict-bodies.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { badRequest, toHttpError, unavailable } from './errors.js';
 import { baseTree } from './base/index.js';
+import { createSegmentRunner } from './segments/connection.js';
+import type { SegmentRunner } from './segments/runner.js';
 import { managementTree } from './management/index.js';
 import { jsonSchemaRoutes } from './management/json-schemas.js';
+import type { Queue } from './engine/queue.js';
+import type { PGlite } from '@electric-sql/pglite';
+import { feedTree } from './base/feed.js';
+import { attachFeedSockets } from './base/feed-socket.js';
+import { NotifyListener } from './db/notify-listener.js';
+import { INBOX_CHANNEL } from './domain/inbox-events.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,15 +39,19 @@ declare module 'fastify' {
     secretBox: SecretBox;
     /** Found credentials, kept in process; see src/auth/credential-cache.ts. */
     credentials: CredentialCache;
+    /** Runs checked segment queries behind the database's own barrier (src/segments/connection.ts). */
+    segmentRunner: SegmentRunner;
     /** PostgreSQL: hears other instances' credential changes; undefined on the embedded engine. */
     credentialListener: CredentialListener | undefined;
+    /** The durable queue triggers are written to; undefined when the engine is not wired (503 on triggers). */
+    queue: Queue | undefined;
   }
   interface FastifyRequest {
     /** The exact body bytes, for signature checks. */
     rawBody?: Buffer;
   }
   interface FastifyContextConfig {
-    /** Which documented error body the route answers with (interface.md: full or short). */
+    /** Which documented error body the route answers with (docs/spec/interface.md: full or short). */
     errorShape?: ErrorShape;
   }
 }
@@ -47,8 +61,12 @@ export interface AppDependencies {
   db: Db;
   engine: Engine;
   secretBox: SecretBox;
+  /** The durable queue (src/engine/queue.ts), started by the caller. */
+  queue?: Queue;
   /** Where log lines go (tests capture them); stdout otherwise. */
   logStream?: DestinationStream;
+  /** The embedded database itself: the inbox's real time hears its NOTIFYs (src/db/notify-listener.ts). */
+  pglite?: PGlite;
   /** Reconnection delays of the credential change listener (tests slow it down). */
   credentialListener?: Pick<CredentialListenerOptions, 'retryDelayMs' | 'maxRetryDelayMs'>;
 }
@@ -69,24 +87,36 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     http: { connectionsCheckingInterval: 500, headersTimeout: config.REQUEST_TIMEOUT_MS },
     // Requests that fail before routing (malformed percent-encoding, a path parameter over 1024 bytes).
     frameworkErrors: (error, request, reply) => sendError(request, reply, toHttpError(error)),
+    // Requests Node's parser refuses (431, conflicting length headers …), in Herald's error shape.
+    clientErrorHandler,
     // Refused by the hook below instead, so the 503 has the route's error body.
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
     logController: new RequestLogController(),
     genReqId: () => newUlid(),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    ajv: { customOptions: { ...AJV_OPTIONS } },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);
   app.decorate('db', deps.db);
   app.decorate('engine', deps.engine);
   app.decorate('secretBox', deps.secretBox);
-  const credentials = new CredentialCache({ maxEntries: config.CREDENTIAL_CACHE_SIZE, ttlMs: config.CREDENTIAL_CACHE_TTL_SECONDS * 1000 });
+  app.decorate('queue', deps.queue);
+  const credentials = new CredentialCache({
+    maxEntries: config.CREDENTIAL_CACHE_SIZE,
+    ttlMs: config.CREDENTIAL_CACHE_TTL_SECONDS * 1000,
+  });
   // Several instances may share PostgreSQL: they hear each other's changes, or do not cache at all.
   const listener =
     deps.engine === 'postgres' && config.DATABASE_URL && config.CREDENTIAL_CACHE_SIZE > 0
-      ? new CredentialListener({ url: config.DATABASE_URL, cache: credentials, log: app.log, ...deps.credentialListener })
+      ? new CredentialListener({
+          url: config.DATABASE_URL,
+          cache: credentials,
+          log: app.log,
+          ...deps.credentialListener,
+        })
       : undefined;
   app.decorate('credentials', credentials);
   app.decorate('credentialListener', listener);
@@ -94,7 +124,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     app.addHook('onClose', () => listener.stop());
     await listener.start();
   }
+  const segmentRunner = createSegmentRunner({ config, engine: deps.engine, db: deps.db, log: app.log });
+  app.decorate('segmentRunner', segmentRunner);
+  app.addHook('onClose', () => segmentRunner.close());
   app.decorateRequest('auth', null as never);
+  app.decorateRequest('workspace', null as never);
 
   for (const schema of sharedSchemas) app.addSchema(schema);
   const allowedMethods = trackAllowedMethods(app);
@@ -107,7 +141,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     if (bytes.length === 0) return done(null, undefined);
     parseJson(request, bytes.toString('utf8'), (error, value) => {
       if (error) return done(error, undefined);
-      if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return done(badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, { body: 'is nested too deeply' }), undefined);
+      if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+        return done(
+          badRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, { body: 'is nested too deeply' }),
+          undefined,
+        );
       done(null, value);
     });
   });
@@ -119,6 +157,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     closing = true;
   });
   // Callback hooks, not async ones: these run on every request, and a promise each is measurable.
+  app.addHook('preHandler', refuseNonFiniteNumbers);
   app.addHook('onRequest', (request, reply, done) => {
     if (!REQUEST_ID.test(String(request.id))) request.id = newUlid();
     reply.header('x-request-id', request.id);
@@ -133,7 +172,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     const methods = allowedMethods(request.url);
     if (methods.length > 0) {
       reply.header('allow', methods.join(', '));
-      return sendError(request, reply, new HttpError(405, `method ${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${methods.join(', ')}`));
+      return sendError(
+        request,
+        reply,
+        new HttpError(
+          405,
+          `method ${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${methods.join(', ')}`,
+        ),
+      );
     }
     return sendError(request, reply, new HttpError(404, `no route for ${request.method} ${request.url.split('?')[0]}`));
   });
@@ -143,6 +189,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   documentFrameworkErrors(app, { rateLimited: config.RATE_LIMIT_MAX > 0 });
   await app.register(healthRoutes);
   await app.register(baseTree);
+  await app.register(feedTree);
+  // Feed events from every process (PostgreSQL) or this one (embedded) reach the browsers' sockets.
+  const feedEvents = new NotifyListener({
+    channel: INBOX_CHANNEL,
+    url: config.DATABASE_URL,
+    pglite: deps.pglite,
+    onDisconnect: (error) => app.log.warn({ err: error }, 'feed event listener disconnected: reconnecting'),
+  });
+  app.decorate('inboxSockets', attachFeedSockets(app, feedEvents));
+  app.addHook('onClose', () => feedEvents.stop());
+  await feedEvents.start();
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });
   await app.register(jsonSchemaRoutes, { prefix: config.MANAGEMENT_PREFIX });
   await registerApiReference(app, config.MANAGEMENT_PREFIX);

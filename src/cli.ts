@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, surfaceUrls, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
-import { bootstrapWorkspace, createWorkspace, isWorkspaceSlug } from './provisioning.js';
+import { bootstrapWorkspace, createWorkspace, isWorkspaceSlug } from './services/workspaces.js';
 import { createApiKey } from './repositories/api-keys.js';
-import { revokeServiceTokenEverywhere } from './auth/credential-changes.js';
+import { revokeServiceTokenEverywhere } from './services/credential-changes.js';
 import { createServiceToken } from './repositories/service-tokens.js';
 import { findWorkspaceBySlug, listWorkspaces } from './repositories/workspaces.js';
 import { iso } from './schemas/common.js';
+import { runHerald } from './server.js';
 
 const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or embedded storage in DATA_DIR)
 
@@ -18,6 +19,8 @@ const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or 
   herald service-token create [--actor-name N --actor-email E]
   herald service-token revoke <id-or-token>
   herald api-key create --workspace <slug> [--name N]
+  herald serve                                     the API only (PostgreSQL: workers run apart)
+  herald worker                                    the worker only (PostgreSQL: APIs run apart)
 
 Every command takes --json for one JSON object on stdout. Credentials are printed once and never stored in plain text.`;
 
@@ -35,22 +38,33 @@ const options = {
 type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
 
 const actorFrom = (flags: Flags) =>
-  flags['actor-name'] || flags['actor-email'] ? { name: flags['actor-name'] ?? '', email: flags['actor-email'] ?? '' } : null;
+  flags['actor-name'] || flags['actor-email']
+    ? { name: flags['actor-name'] ?? '', email: flags['actor-email'] ?? '' }
+    : null;
 
 const requireSlug = (slug: string | undefined) => {
   if (!slug) throw new UsageError('a workspace slug is required');
-  if (!isWorkspaceSlug(slug)) throw new UsageError(`'${slug}' is not a valid workspace slug (lowercase letters, digits, - and _)`);
+  if (!isWorkspaceSlug(slug))
+    throw new UsageError(`'${slug}' is not a valid workspace slug (lowercase letters, digits, - and _)`);
   return slug;
 };
 
-async function run(command: string[], flags: Flags, config: Config, database: OpenDatabase): Promise<Record<string, unknown>> {
+async function run(
+  command: string[],
+  flags: Flags,
+  config: Config,
+  database: OpenDatabase,
+): Promise<Record<string, unknown>> {
   const { db, secretBox } = database;
   const [noun, verb, argument] = command;
   switch (`${noun} ${verb ?? ''}`.trim()) {
     case 'migrate':
       return { migrated: true };
     case 'bootstrap': {
-      const result = await bootstrapWorkspace(db, secretBox, { slug: requireSlug(flags.workspace), actor: actorFrom(flags) });
+      const result = await bootstrapWorkspace(db, secretBox, {
+        slug: requireSlug(flags.workspace),
+        actor: actorFrom(flags),
+      });
       return { ...result, ...surfaceUrls(config) };
     }
     case 'workspace create': {
@@ -58,7 +72,12 @@ async function run(command: string[], flags: Flags, config: Config, database: Op
       const { workspace, defaultKey } = await db
         .transaction()
         .execute((trx) => createWorkspace(trx, secretBox, { slug, name: flags.name ?? slug, actor: actorFrom(flags) }));
-      return { workspace: workspace.slug, name: workspace.name, workspace_key: defaultKey.key, workspace_secret: defaultKey.secret };
+      return {
+        workspace: workspace.slug,
+        name: workspace.name,
+        workspace_key: defaultKey.key,
+        workspace_secret: defaultKey.secret,
+      };
     }
     case 'workspace list': {
       const results = [];
@@ -77,14 +96,19 @@ async function run(command: string[], flags: Flags, config: Config, database: Op
     case 'service-token revoke': {
       if (!argument) throw new UsageError('service-token revoke needs the token id or the token');
       // Running instances hear of it through NOTIFY, sent in the revoking transaction.
-      if (!(await revokeServiceTokenEverywhere(db, undefined, argument))) throw new UsageError('no live service token matches');
+      if (!(await revokeServiceTokenEverywhere(db, undefined, argument)))
+        throw new UsageError('no live service token matches');
       return { revoked: true };
     }
     case 'api-key create': {
       const slug = requireSlug(flags.workspace);
       const workspace = await findWorkspaceBySlug(db, slug);
       if (!workspace) throw new UsageError(`workspace '${slug}' not found`);
-      const key = await createApiKey(db, { workspaceId: workspace.id, name: flags.name ?? 'cli', createdBy: actorFrom(flags) });
+      const key = await createApiKey(db, {
+        workspaceId: workspace.id,
+        name: flags.name ?? 'cli',
+        createdBy: actorFrom(flags),
+      });
       return { workspace: slug, api_key_id: key.id, api_key: key.apiKey };
     }
     default:
@@ -98,7 +122,7 @@ const printHuman = (result: Record<string, unknown>) => {
   }
 };
 
-async function main(argv: string[]) {
+async function main(argv: string[]): Promise<number | undefined> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -107,6 +131,16 @@ async function main(argv: string[]) {
     return 2;
   }
   const { values: flags, positionals } = parsed;
+  if (positionals.length === 1 && (positionals[0] === 'serve' || positionals[0] === 'worker')) {
+    try {
+      const role = positionals[0];
+      await runHerald(loadConfig(process.env), { api: role === 'serve', worker: role === 'worker' });
+      return undefined;
+    } catch (error) {
+      process.stderr.write(`herald: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
   if (flags.help || positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return flags.help ? 0 : 2;
@@ -138,4 +172,6 @@ async function main(argv: string[]) {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const exitCode = await main(process.argv.slice(2));
+// serve and worker keep running until a signal; every other command sets its exit code.
+if (exitCode !== undefined) process.exitCode = exitCode;

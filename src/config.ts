@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
-const Integer = (options: { default?: number; minimum: number; maximum: number }) =>
-  Type.Integer(options);
+const Integer = (options: { default?: number; minimum: number; maximum: number }) => Type.Integer(options);
 
 export const ConfigSchema = Type.Object({
   PORT: Integer({ default: 3000, minimum: 0, maximum: 65535 }),
@@ -25,10 +24,35 @@ export const ConfigSchema = Type.Object({
   REQUEST_TIMEOUT_MS: Integer({ default: 30_000, minimum: 1000, maximum: 600_000 }),
   DATABASE_TIMEOUT_MS: Integer({ default: 5_000, minimum: 100, maximum: 600_000 }),
   SEGMENT_QUERY_TIMEOUT_MS: Integer({ default: 3_000, minimum: 100, maximum: 600_000 }),
+  /** Where segment queries log in as herald_segments; derived from DATABASE_URL when unset (docs/segments.md). */
+  SEGMENT_DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  SEGMENT_POOL_SIZE: Integer({ default: 2, minimum: 1, maximum: 50 }),
+  SEGMENT_RESULT_MAX_BYTES: Integer({ default: 1_048_576, minimum: 1024, maximum: 64 * 1_048_576 }),
+  SEGMENT_MAX_PLAN_ROWS: Integer({ default: 2_000_000, minimum: 1000, maximum: 1_000_000_000 }),
+  SEGMENT_MAX_PLAN_COST: Integer({ default: 50_000_000, minimum: 1000, maximum: 1_000_000_000 }),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DATABASE_STATEMENT_TIMEOUT_MS: Integer({ default: 10_000, minimum: 100, maximum: 600_000 }),
   RATE_LIMIT_MAX: Integer({ default: 6_000, minimum: 0, maximum: 10_000_000 }),
   RATE_LIMIT_WINDOW_MS: Integer({ default: 60_000, minimum: 1000, maximum: 86_400_000 }),
+  /** What `npm start` runs: the API and the worker (all), or one of them (docs/engine.md, process model). */
+  HERALD_ROLE: Type.Union(
+    ['all', 'api', 'worker'].map((role) => Type.Literal(role)),
+    { default: 'all' },
+  ),
+  /** The durable queue's own PostgreSQL pool. */
+  QUEUE_POOL_SIZE: Integer({ default: 5, minimum: 1, maximum: 100 }),
+  /** How often an idle worker looks for jobs; NOTIFY wakes it sooner. */
+  QUEUE_POLLING_INTERVAL_SECONDS: Type.Number({ default: 2, minimum: 0.5, maximum: 60 }),
+  /** pg-boss's schema: its tables live beside Herald's. */
+  QUEUE_SCHEMA: Type.String({ default: 'pgboss', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
+  /** A job still active this long after it started is taken to be lost with its worker, and retried. */
+  QUEUE_JOB_EXPIRE_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
+  /** How often the queue looks for such jobs (and does its upkeep). */
+  QUEUE_SUPERVISE_SECONDS: Integer({ default: 10, minimum: 1, maximum: 3600 }),
+  /** Subscribers read per fan-out page. */
+  ENGINE_FANOUT_PAGE_SIZE: Integer({ default: 500, minimum: 1, maximum: 10_000 }),
+  /** Jobs per queue a worker process runs at once. */
+  WORKER_CONCURRENCY: Integer({ default: 4, minimum: 1, maximum: 64 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -36,12 +60,27 @@ export type Config = Readonly<Static<typeof ConfigSchema>>;
 export class ConfigError extends Error {}
 
 const describe = (schema: unknown): string => {
-  const s = schema as { type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; anyOf?: { const: string }[] };
+  const s = schema as {
+    type?: string;
+    minimum?: number;
+    maximum?: number;
+    minLength?: number;
+    pattern?: string;
+    anyOf?: { const: string }[];
+  };
   if (s.anyOf) return `one of ${s.anyOf.map((option) => option.const).join(', ')}`;
   if (s.type === 'integer') return `an integer from ${s.minimum} to ${s.maximum}`;
   if (s.pattern) return `a string matching ${s.pattern}`;
   if (s.minLength) return `a string of at least ${s.minLength} characters`;
   return `a ${s.type ?? 'value'}`;
+};
+
+const userOf = (url: string) => {
+  try {
+    return decodeURIComponent(new URL(url).username);
+  } catch {
+    return '';
+  }
 };
 
 /** Parses the environment once; the first problem found is reported as one line naming the variable. */
@@ -59,7 +98,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const given = input[name];
     throw new ConfigError(
       `Invalid configuration: ${name} must be ${describe(firstError.schema)}` +
-        (given === undefined ? '' : ` (got ${JSON.stringify(name === 'SECRET_KEY' ? '<redacted>' : given)})`),
+        (given === undefined
+          ? ''
+          : ` (got ${JSON.stringify(name === 'SECRET_KEY' || name.endsWith('DATABASE_URL') ? '<redacted>' : given)})`),
     );
   }
   const config = converted as Static<typeof ConfigSchema>;
@@ -68,12 +109,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'Invalid configuration: SECRET_KEY is required when DATABASE_URL is set (at least 32 characters; it encrypts workspace secrets at rest)',
     );
   }
+  if (config.SEGMENT_DATABASE_URL && userOf(config.SEGMENT_DATABASE_URL) !== 'herald_segments') {
+    throw new ConfigError(
+      'Invalid configuration: SEGMENT_DATABASE_URL must log in as herald_segments, the role segment queries are confined to',
+    );
+  }
   return Object.freeze(config);
 }
 
 /** Where clients reach the two surfaces: PUBLIC_URL when set, else the listening address. */
 export function surfaceUrls(config: Config) {
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const root = (config.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`).replace(/\/+$/, '');
+  const root = (config.PUBLIC_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`).replace(
+    /\/+$/,
+    '',
+  );
   return { base_url: `${root}/`, management_url: `${root}${config.MANAGEMENT_PREFIX}/` };
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-export type ErrorShape = 'full' | 'short';
+/** `fail`: the trigger calls' `{status: "fail", message}` (docs/spec/engine.md §1). */
+export type ErrorShape = 'full' | 'short' | 'fail';
 export type ErrorDetail = string | Record<string, unknown> | null;
 
 const kinds: Record<number, [errorCode: string, type: string]> = {
@@ -45,6 +46,30 @@ export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string, detail: ErrorDetail = null) => new HttpError(409, message, detail);
 export const unavailable = (message = 'service temporarily unavailable') => new HttpError(503, message);
 
+/** A 400 about one field of the request: the message and the detail name it, `at` being a dotted path. */
+export const fieldError = (at: string, reason: string) => badRequest(`${at}: ${reason}`, { [at]: reason });
+
+/**
+ * Every 404 a route or service raises about a record, worded once. The tenant routes use the hosted
+ * platform's wording (its SDKs show it as is); preference reads and writes name the tenant like the
+ * other records.
+ */
+export const notFoundErrors = {
+  user: (distinctId: string) => notFound(`user [distinct_id: '${distinctId}'] not found`),
+  object: (label: string) => notFound(`object '${label}' not found`),
+  tenant: (tenantId: string) => notFound(`No tenant found for tenant_id ${tenantId}`),
+  preferenceTenant: (tenantId: string) => notFound(`tenant '${tenantId}' not found`),
+  category: (slug: string) => notFound(`category '${slug}' not found`),
+  workspace: (slug: string) => notFound(`workspace '${slug}' not found`),
+  workflow: (slug: string) => notFound(`workflow '${slug}' not found`),
+  liveWorkflow: (slug: string) => notFound(`workflow '${slug}' has no live version: it was never committed`),
+  apiKey: (id: string) => notFound(`API key '${id}' not found`),
+  workspaceKey: (id: string) => notFound(`workspace key '${id}' not found`),
+  deletedWorkspaceKey: (id: string) => notFound(`workspace key '${id}' has been deleted`),
+  translationFile: (filename: string, mode?: 'draft' | 'live') =>
+    notFound(`translation file '${filename}' not found${mode === 'live' ? ' in live mode' : ''}`),
+};
+
 export interface FullErrorBody {
   code: number;
   error_code: string;
@@ -55,6 +80,7 @@ export interface FullErrorBody {
 
 export function errorBody(error: HttpError, shape: ErrorShape) {
   if (shape === 'short') return { code: error.status, message: error.message };
+  if (shape === 'fail') return { status: 'fail', message: error.message };
   return {
     code: error.status,
     error_code: error.errorCode,
@@ -102,13 +128,32 @@ const pgErrors: Record<string, [status: number, message: string]> = {
 
 // 57014: a statement outlived DATABASE_STATEMENT_TIMEOUT_MS. The messages are pg's and kysely's for a
 // connection lost mid-request, a pool that could not connect in time, and a query that got no answer.
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57014', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004']);
-const unavailableMessages = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|connection has been discarded/i;
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+]);
+const unavailableMessages =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|connection has been discarded/i;
 
 /** Maps any thrown value to the HttpError a client may see: Postgres codes are translated here and only here. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
-  const e = error as Partial<FastifyError> & { code?: string; validation?: ValidationIssue[]; validationContext?: string };
+  const e = error as Partial<FastifyError> & {
+    code?: string;
+    validation?: ValidationIssue[];
+    validationContext?: string;
+  };
   if (e.validation) {
     const context = e.validationContext ?? 'body';
     const detail = validationDetail(e.validation, context);
@@ -120,7 +165,8 @@ export function toHttpError(error: unknown): HttpError {
     return new HttpError(status, message);
   }
   // Any other data exception (SQLSTATE class 22) is about a value the request sent.
-  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return new HttpError(400, 'a value is invalid or out of range');
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code))
+    return new HttpError(400, 'a value is invalid or out of range');
   if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || unavailableMessages.test(e.message ?? '')) {
     return unavailable('the database is unavailable; try again shortly');
   }
@@ -136,8 +182,12 @@ export const errorShapeOf = (request: FastifyRequest): ErrorShape =>
   (request.routeOptions?.config as { errorShape?: ErrorShape } | undefined)?.errorShape ?? 'full';
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError) {
-  if ((error.status === 429 || error.status === 503) && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
-  return reply.code(error.status).type('application/json').send(errorBody(error, errorShapeOf(request)));
+  if ((error.status === 429 || error.status === 503) && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', '1');
+  return reply
+    .code(error.status)
+    .type('application/json')
+    .send(errorBody(error, errorShapeOf(request)));
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {

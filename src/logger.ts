@@ -31,16 +31,27 @@ export function censorCredentials(value: unknown, depth = 0): unknown {
   if (prototype !== Object.prototype && prototype !== null) return value;
   let copy: Record<string, unknown> | undefined;
   for (const [key, child] of Object.entries(value)) {
-    const censored = CENSORED_FIELDS.has(key.toLowerCase()) && child != null ? CENSORED : censorCredentials(child, depth + 1);
+    const censored =
+      CENSORED_FIELDS.has(key.toLowerCase()) && child != null ? CENSORED : censorCredentials(child, depth + 1);
     if (censored !== child) (copy ??= { ...value })[key] = censored;
   }
   return copy ?? value;
 }
 
+/** The legacy trigger path carries the workspace key (`/{workspace_key}/trigger/`): logged without it. */
+const KEY_IN_PATH = /^\/[^/?]+\/(trigger|broadcast)\//;
+const loggedUrl = (url: string) => url.replace(KEY_IN_PATH, '/[workspace_key]/$1/');
+
 export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
   if (level === 'silent' && !stream) return false;
   return {
     level,
+    serializers: {
+      req: (request: FastifyRequest) =>
+        typeof request?.url === 'string' && typeof request.ip === 'string'
+          ? { method: request.method, url: loggedUrl(request.url), host: request.host, remoteAddress: request.ip }
+          : (request as unknown as Record<string, unknown>),
+    },
     formatters: { log: (object) => censorCredentials(object) as Record<string, unknown> },
     ...(stream ? { stream } : {}),
   };

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
 import { findWorkspaceByApiKey } from '../repositories/api-keys.js';
-import { credentialTag, workspaceTag, type CredentialCache } from './credential-cache.js';
-import { authenticationFailed, credentialFor, type RequestAuth } from './request-auth.js';
-import { hashToken } from './tokens.js';
+import { type CredentialCache } from './credential-cache.js';
+import { credentialTag, workspaceTag } from '../domain/credential-tags.js';
+import { authenticationFailed, credentialFor, type BaseAuth } from './request-auth.js';
+import { hashToken } from '../crypto/tokens.js';
 
 export interface CachedAuthDeps {
   db: Db;
@@ -14,7 +15,7 @@ export interface CachedAuthDeps {
  * Base surface: `Authorization: Bearer <API_KEY>`. Found keys are cached by their hash (never in
  * plain text); disabling a key drops its entry at once (changeCredentials), so it fails from the next call.
  */
-export async function authenticateApiKeyRequest(deps: CachedAuthDeps, request: FastifyRequest): Promise<RequestAuth> {
+export async function authenticateApiKeyRequest(deps: CachedAuthDeps, request: FastifyRequest): Promise<BaseAuth> {
   const apiKey = credentialFor(request.headers.authorization, 'Bearer');
   if (!apiKey) throw authenticationFailed('missing or malformed Authorization header; expected "Bearer <API_KEY>"');
   const keyHash = hashToken(apiKey);
@@ -22,7 +23,10 @@ export async function authenticateApiKeyRequest(deps: CachedAuthDeps, request: F
     const row = await findWorkspaceByApiKey(deps.db, keyHash);
     if (!row) return undefined;
     const { api_key_id, ...workspace } = row;
-    return { value: { credentialId: api_key_id, workspace }, tags: [credentialTag(api_key_id), workspaceTag(workspace.id)] };
+    return {
+      value: { credentialId: api_key_id, workspace },
+      tags: [credentialTag(api_key_id), workspaceTag(workspace.id)],
+    };
   });
   if (!found) throw authenticationFailed('invalid API key');
   return { surface: 'base', method: 'api_key', ...found };

@@ -1,10 +1,3 @@
-/** The PostgreSQL channel credential changes are announced on; the payload is space-separated tags. */
-export const CREDENTIAL_CHANNEL = 'herald_credentials';
-
-/** What an entry depends on: the credential's record id, and its workspace. */
-export const credentialTag = (id: string) => `credential:${id}`;
-export const workspaceTag = (workspaceId: number) => `workspace:${workspaceId}`;
-
 interface Entry {
   value: unknown;
   tags: readonly string[];
@@ -51,7 +44,10 @@ export class CredentialCache {
   }
 
   /** The cached answer for `key`, or `load()`'s; only a found answer is kept, tagged with what it depends on. */
-  async lookup<T>(key: string, load: () => Promise<{ value: T; tags: readonly string[] } | undefined>): Promise<T | undefined> {
+  async lookup<T>(
+    key: string,
+    load: () => Promise<{ value: T; tags: readonly string[] } | undefined>,
+  ): Promise<T | undefined> {
     if (this.active) {
       const hit = this.#entries.get(key);
       if (hit && hit.expiresAt > this.#options.now()) {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { CREDENTIAL_CHANNEL, type CredentialCache } from './credential-cache.js';
+import { type CredentialCache } from './credential-cache.js';
+import { CREDENTIAL_CHANNEL } from '../domain/credential-tags.js';
 
 export interface CredentialListenerOptions {
   url: string;
@@ -47,7 +48,11 @@ export class CredentialListener {
 
   async #connect(): Promise<void> {
     if (this.#stopped) return;
-    const client = new pg.Client({ connectionString: this.#options.url, keepAlive: true, application_name: 'herald-credential-listener' });
+    const client = new pg.Client({
+      connectionString: this.#options.url,
+      keepAlive: true,
+      application_name: 'herald-credential-listener',
+    });
     this.#client = client;
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client));
@@ -77,7 +82,10 @@ export class CredentialListener {
     this.#options.cache.bypass();
     client.end().catch(() => {});
     if (this.#stopped) return;
-    this.#options.log.warn({ err: error }, 'credential change listener disconnected: credential cache bypassed until it is back');
+    this.#options.log.warn(
+      { err: error },
+      'credential change listener disconnected: credential cache bypassed until it is back',
+    );
     this.#scheduleReconnect();
   }
 

@@ -1,15 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import type { ActorColumn, Workspace } from '../db/types.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError } from '../errors.js';
 
 /** Who is calling, as the surface's auth hook established it; routes read this, never the headers. */
 export type RequestAuth =
   | { surface: 'base'; method: 'api_key' | 'workspace_key'; credentialId: string; workspace: Workspace }
-  | { surface: 'management'; tokenId: string; actor: ActorColumn | null; workspace: Workspace | null };
+  | { surface: 'management'; tokenId: string; actor: ActorColumn | null };
+export type BaseAuth = Extract<RequestAuth, { surface: 'base' }>;
 
 declare module 'fastify' {
   interface FastifyRequest {
     auth: RequestAuth;
+    /**
+     * The workspace the request acts on: the credential's (base) or the `{workspace}` path
+     * segment's (management). Set by the hook of every subtree whose routes act on one, which
+     * answers 404 when there is none; the management routes outside that subtree never read it.
+     */
+    workspace: Workspace;
   }
 }
 
@@ -20,13 +27,6 @@ export function credentialFor(header: string | undefined, scheme: string): strin
   if (space < 0 || header.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return undefined;
   const credential = header.slice(space + 1).trim();
   return credential.length > 0 && credential.length <= 512 ? credential : undefined;
-}
-
-/** The workspace the request acts on: the credential's (base) or the `{workspace}` path segment's (management). */
-export function workspaceOf(request: FastifyRequest): Workspace {
-  const workspace = request.auth?.workspace;
-  if (!workspace) throw notFound('workspace not found');
-  return workspace;
 }
 
 /** The Actor recorded on changes: the service token's owner; null on the base surface. */

@@ -2,10 +2,10 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
 import type { CachedAuthDeps } from './api-key-auth.js';
-import { credentialTag, workspaceTag } from './credential-cache.js';
-import { authenticationFailed, type RequestAuth } from './request-auth.js';
-import type { SecretBox } from './secret-box.js';
-import { constantTimeEqual } from './tokens.js';
+import { credentialTag, workspaceTag } from '../domain/credential-tags.js';
+import { authenticationFailed, type BaseAuth } from './request-auth.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { constantTimeEqual } from '../crypto/tokens.js';
 
 /** `<workspace_key>:<base64 signature>`, as the official backend SDKs send it. */
 const SIGNED = /^([A-Za-z0-9_-]{1,128}):([A-Za-z0-9+/]{43}=)$/;
@@ -31,7 +31,8 @@ export function stringToSign(request: FastifyRequest): string {
   return [request.method, md5, header('content-type'), header('date'), target].join('\n');
 }
 
-export const sign = (secret: string, payload: string) => createHmac('sha256', secret).update(payload, 'utf8').digest('base64');
+export const sign = (secret: string, payload: string) =>
+  createHmac('sha256', secret).update(payload, 'utf8').digest('base64');
 
 /** RFC 7231 (`Wed, 25 Nov 2026 10:00:00 GMT`) and ISO 8601 dates both parse; anything else is NaN. */
 const withinSkew = (date: string, maxSkewSeconds: number, now = Date.now()) => {
@@ -64,7 +65,10 @@ function findSigningPair(deps: SignatureAuthDeps, request: FastifyRequest, key: 
       request.log.error({ workspace_key_id }, 'workspace secret cannot be decrypted (was SECRET_KEY changed?)');
       return undefined;
     }
-    return { value: { credentialId: workspace_key_id, secret, workspace }, tags: [credentialTag(workspace_key_id), workspaceTag(workspace.id)] };
+    return {
+      value: { credentialId: workspace_key_id, secret, workspace },
+      tags: [credentialTag(workspace_key_id), workspaceTag(workspace.id)],
+    };
   });
 }
 
@@ -72,7 +76,7 @@ function findSigningPair(deps: SignatureAuthDeps, request: FastifyRequest, key: 
  * Signed workspace key: every failure (unknown or disabled key, bad signature, missing or stale
  * Date) is the same 401, so a caller cannot learn which part was wrong.
  */
-export async function authenticateSignedRequest(deps: SignatureAuthDeps, request: FastifyRequest): Promise<RequestAuth> {
+export async function authenticateSignedRequest(deps: SignatureAuthDeps, request: FastifyRequest): Promise<BaseAuth> {
   const failed = authenticationFailed('invalid signature or workspace key');
   const credential = parseSignedAuthorization(request.headers.authorization);
   if (!credential) throw failed;

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { workspaceOf } from '../auth/request-auth.js';
-import { readEventRecords } from '../entities/event-records.js';
-import { applyOperations } from '../entities/operations.js';
-import { changeUsers } from '../entities/user-edits.js';
-import { insertEvents } from '../repositories/events.js';
-import { fullErrors } from '../schemas/common.js';
+import { trackEvents } from '../services/events.js';
+import { triggerEventWorkflows } from '../engine/event-triggers.js';
+import { wakeEventWaits } from '../engine/event-waits.js';
+import { errors } from '../schemas/common.js';
 import { EVENT_BODY_LIMIT, EventsAcceptedSchema, EventsBodySchema } from '../schemas/events.js';
 
 /** Events: what users did (tracked into `events`), and the SDKs' asynchronous user edits. */
@@ -13,26 +11,27 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/event/',
     {
       bodyLimit: EVENT_BODY_LIMIT,
-      // The schema documents the body; readEventRecords checks it record by record, so that an
-      // error names the record's index and field instead of a branch of the union.
+      // Fastify's validator is off for this body only: readEventRecords checks it against the same
+      // published schema, record by record, so that an error names the record's index and field.
       validatorCompiler: () => (value) => ({ value }),
       schema: {
         tags: ['events'],
         operationId: 'trackEvents',
         summary: 'Track events and apply user edits (one record or up to 100, all or nothing)',
         body: EventsBodySchema,
-        response: { 202: EventsAcceptedSchema, ...fullErrors(400, 401, 413) },
+        response: { 202: EventsAcceptedSchema, ...errors(400, 401, 413) },
       },
     },
     async (request, reply) => {
-      const workspaceId = workspaceOf(request).id;
-      const { events, edits } = readEventRecords(request.body);
-      const tracked = await app.db.transaction().execute(async (trx) => {
-        const changes = edits.map((edit) => ({ distinctId: edit.distinctId, apply: (s: Parameters<typeof applyOperations>[0]) => applyOperations(s, edit.operations, edit.at) }));
-        await changeUsers(trx, workspaceId, changes, { create: true });
-        return insertEvents(trx, workspaceId, events);
+      const { tracked, duplicates, userEdits } = await app.db.transaction().execute(async (trx) => {
+        const result = await trackEvents(trx, request.workspace.id, request.body);
+        // Event-triggered workflows start in the transaction that stores their event (docs/engine.md).
+        if (app.queue) await triggerEventWorkflows(trx, app.queue, request.workspace.id, result.events);
+        // Runs waiting in branch_waituntil for these events wake in the same transaction.
+        if (app.queue) await wakeEventWaits(trx, app.queue, request.workspace.id, result.events);
+        return result;
       });
-      return reply.code(202).send({ success: true, tracked, duplicates: events.length - tracked, user_edits: edits.length });
+      return reply.code(202).send({ success: true, tracked, duplicates, user_edits: userEdits });
     },
   );
 };

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import { workspaceOf } from '../auth/request-auth.js';
-import { fullErrors } from '../schemas/common.js';
+import { errors } from '../schemas/common.js';
 import { DryRunBodySchema, DryRunResultSchema, SEGMENT_QUERY_MAX_LENGTH } from '../schemas/segments.js';
 import { checkSegmentQuery } from '../segments/guard.js';
 import { segmentQueryError } from '../segments/query-error.js';
-import { runSegmentQuery } from '../segments/runner.js';
 
 /** A body that fails the schema is reported like any other bad query: error_code `error`, detail under `query`. */
 function bodyProblem(issues: FastifySchemaValidationError[]): string {
@@ -26,20 +24,17 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'dryRunSubscriberListQuery',
         summary: 'Dry-run a segment query',
         description:
-          'Runs a read-only SQL query over the workspace\'s `users` and `events` and returns at most the top 10 rows. ' +
+          "Runs a read-only SQL query over the workspace's `users` and `events` and returns at most the top 10 rows. " +
           'users: distinct_id, created_at, updated_at, language, locale, timezone, user_properties, active_channels, ' +
           'active_emails, active_phone_numbers. events: distinct_id, event, properties, created_at, tenant_id.',
         body: DryRunBodySchema,
-        response: { 200: DryRunResultSchema, ...fullErrors(400, 401) },
+        response: { 200: DryRunResultSchema, ...errors(400, 401) },
       },
     },
     async (request) => {
       if (request.validationError) throw segmentQueryError(bodyProblem(request.validationError.validation));
       const checked = await checkSegmentQuery(request.body.query);
-      const data = await runSegmentQuery(app.db, checked.statement, {
-        workspaceId: workspaceOf(request).id,
-        timeoutMs: app.config.SEGMENT_QUERY_TIMEOUT_MS,
-      });
+      const data = await app.segmentRunner.run(checked.statement, request.workspace.id);
       return { data };
     },
   );

@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { workspaceOf } from '../auth/request-auth.js';
-import { isTimeZone } from '../entities/operations.js';
-import { badRequest, notFound } from '../errors.js';
-import { DEFAULT_TENANT_ID, deleteTenant, findTenant, listTenants, upsertTenant } from '../repositories/tenants.js';
-import { fullErrors, NoContent, OffsetQuerySchema, offsetList, ref } from '../schemas/common.js';
-import { presentTenant, SETTINGS_KEYS, TenantIdParamsSchema, TenantSchema, TenantUpsertBodySchema } from '../schemas/tenants.js';
-
-const tenantNotFound = (tenantId: string) => notFound(`No tenant found for tenant_id ${tenantId}`);
+import { errors, NoContent, OffsetQuerySchema, offsetList, ref } from '../schemas/common.js';
+import { TenantIdParamsSchema, TenantSchema, TenantUpsertBodySchema } from '../schemas/tenants.js';
+import { presentTenant } from '../presenters/tenants.js';
+import { deleteTenant, getTenant, listTenants, upsertTenant } from '../services/tenants.js';
 
 /** Tenants: the brands or customers a workspace sends on behalf of; every workspace has `default`. */
 export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,21 +17,11 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create or update a tenant (properties merge at the first level)',
         params: TenantIdParamsSchema,
         body: TenantUpsertBodySchema,
-        response: { 201: ref(TenantSchema), ...fullErrors(400, 401) },
+        response: { 201: ref(TenantSchema), ...errors(400, 401) },
       },
     },
     async (request, reply) => {
-      const { tenant_name, properties, ...rest } = request.body;
-      if (typeof rest.timezone === 'string' && !isTimeZone(rest.timezone)) {
-        throw badRequest(`timezone: '${rest.timezone}' is not an IANA time zone name`, { timezone: 'is not an IANA time zone name' });
-      }
-      const settings = Object.fromEntries(SETTINGS_KEYS.filter((key) => key in rest).map((key) => [key, rest[key]]));
-      const row = await upsertTenant(app.db, workspaceOf(request).id, {
-        tenantId: request.params.tenant_id,
-        tenantName: tenant_name,
-        settings,
-        properties: properties ?? {},
-      });
+      const row = await upsertTenant(app.db, request.workspace.id, request.params.tenant_id, request.body);
       return reply.code(201).send(presentTenant(row));
     },
   );
@@ -48,13 +34,11 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getTenant',
         summary: 'Fetch a tenant',
         params: TenantIdParamsSchema,
-        response: { 200: ref(TenantSchema), ...fullErrors(400, 401, 404) },
+        response: { 200: ref(TenantSchema), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
-      const row = await findTenant(app.db, workspaceOf(request).id, request.params.tenant_id);
-      if (!row) throw tenantNotFound(request.params.tenant_id);
-      return presentTenant(row);
+      return presentTenant(await getTenant(app.db, request.workspace.id, request.params.tenant_id));
     },
   );
 
@@ -66,12 +50,12 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listTenants',
         summary: 'List tenants, oldest first',
         querystring: OffsetQuerySchema,
-        response: { 200: offsetList(ref(TenantSchema)), ...fullErrors(400, 401) },
+        response: { 200: offsetList(ref(TenantSchema)), ...errors(400, 401) },
       },
     },
     async (request) => {
       const { limit, offset } = request.query;
-      const { rows, count } = await listTenants(app.db, workspaceOf(request).id, { limit, offset });
+      const { rows, count } = await listTenants(app.db, request.workspace.id, { limit, offset });
       return { meta: { count, limit, offset }, results: rows.map(presentTenant) };
     },
   );
@@ -84,13 +68,11 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'deleteTenant',
         summary: 'Delete a tenant (not the default one)',
         params: TenantIdParamsSchema,
-        response: { 204: NoContent, ...fullErrors(400, 401, 404) },
+        response: { 204: NoContent, ...errors(400, 401, 404) },
       },
     },
     async (request, reply) => {
-      const { tenant_id } = request.params;
-      if (tenant_id === DEFAULT_TENANT_ID) throw badRequest(`tenant '${DEFAULT_TENANT_ID}' cannot be deleted`, { tenant_id: 'is the default tenant' });
-      if (!(await deleteTenant(app.db, workspaceOf(request).id, tenant_id))) throw tenantNotFound(tenant_id);
+      await deleteTenant(app.db, request.workspace.id, request.params.tenant_id);
       return reply.code(204).send(null);
     },
   );

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { workspaceOf } from '../auth/request-auth.js';
-import { beginPreferenceWrite, categoryNotFound, loadPreferenceState, readUserPreferences, writePreferences } from '../entities/user-preferences.js';
-import { evaluate, ROOT_CATEGORY } from '../preferences/evaluate.js';
-import { findCategory, presentCategory, presentChannelPreferences, presentUserPreferences } from '../preferences/present.js';
-import { readCategoryChoice, readChannel, readChannelPreferences } from '../preferences/update-input.js';
-import { ref, shortErrors } from '../schemas/common.js';
-import { ROOT_CATEGORIES } from '../schemas/preference-categories.js';
+import { presentCategory, presentChannelPreferences, presentUserPreferences } from '../presenters/preferences.js';
+import {
+  evaluateUserPreference,
+  readCategoryPreference,
+  readUserPreferences,
+  setCategoryPreference,
+  setChannelPreferences,
+} from '../services/user-preferences.js';
+import { errors as errorResponses, ref } from '../schemas/common.js';
 import {
   CategoryParamsSchema,
   CategoryPreferenceBodySchema,
@@ -19,27 +21,31 @@ import {
   UserPreferencesSchema,
 } from '../schemas/preferences.js';
 
-/** One user's preferences in a tenant (compat.md, User preferences), and the evaluate endpoint (ours). */
+/** One user's preferences in a tenant (docs/spec/compat.md, User preferences), and the evaluate endpoint (ours). */
 export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['user preferences'];
-  const config = { errorShape: 'short' as const };
-  const errors = shortErrors(400, 401, 404);
+  const errors = errorResponses(400, 401, 404);
 
   app.get(
     '/v1/user/:distinct_id/preference/',
     {
-      config,
       schema: {
         tags,
         operationId: 'getUserPreferences',
-        summary: "A user's preferences in a tenant: every category of the live definition, and the channel restrictions",
+        summary:
+          "A user's preferences in a tenant: every category of the live definition, and the channel restrictions",
         params: UserPreferenceParamsSchema,
         querystring: TenantQuerySchema,
         response: { 200: ref(UserPreferencesSchema), ...errors },
       },
     },
     async (request) => {
-      const { roots, state } = await readUserPreferences(app.db, workspaceOf(request).id, request.query.tenant_id, request.params.distinct_id);
+      const { roots, state } = await readUserPreferences(
+        app.db,
+        request.workspace.id,
+        request.query.tenant_id,
+        request.params.distinct_id,
+      );
       return presentUserPreferences(roots, state);
     },
   );
@@ -47,7 +53,6 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/user/:distinct_id/preference/category/:category/',
     {
-      config,
       schema: {
         tags,
         operationId: 'getUserCategoryPreference',
@@ -59,9 +64,13 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { distinct_id, category: slug } = request.params;
-      const { roots, state } = await readUserPreferences(app.db, workspaceOf(request).id, request.query.tenant_id, distinct_id);
-      const category = findCategory(roots, slug);
-      if (!category) throw categoryNotFound(slug);
+      const { category, state } = await readCategoryPreference(
+        app.db,
+        request.workspace.id,
+        request.query.tenant_id,
+        distinct_id,
+        slug,
+      );
       return presentCategory(category, state);
     },
   );
@@ -69,11 +78,11 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/v1/user/:distinct_id/preference/category/:category/',
     {
-      config,
       schema: {
         tags,
         operationId: 'updateUserCategoryPreference',
-        summary: "Set a user's choice for one category in a tenant (fields left out are kept; an unknown user is created)",
+        summary:
+          "Set a user's choice for one category in a tenant (fields left out are kept; an unknown user is created)",
         params: CategoryParamsSchema,
         querystring: TenantQuerySchema,
         body: CategoryPreferenceBodySchema,
@@ -81,24 +90,19 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const workspaceId = workspaceOf(request).id;
       const { distinct_id, category: slug } = request.params;
-      const { tenant_id } = request.query;
-      const result = await app.db.transaction().execute(async (trx) => {
-        const category = findCategory(await beginPreferenceWrite(trx, workspaceId, tenant_id), slug);
-        if (!category) throw categoryNotFound(slug);
-        const update = { channels: [], categories: [readCategoryChoice(slug, request.body, '')] };
-        const users = await writePreferences(trx, workspaceId, tenant_id, [distinct_id], update);
-        return presentCategory(category, await loadPreferenceState(trx, users.get(distinct_id)!, tenant_id));
-      });
-      return reply.code(202).send(result);
+      const { category, state } = await app.db
+        .transaction()
+        .execute((trx) =>
+          setCategoryPreference(trx, request.workspace.id, request.query.tenant_id, distinct_id, slug, request.body),
+        );
+      return reply.code(202).send(presentCategory(category, state));
     },
   );
 
   app.get(
     '/v1/user/:distinct_id/preference/channel_preference/',
     {
-      config,
       schema: {
         tags,
         operationId: 'getUserChannelPreferences',
@@ -109,7 +113,12 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { state } = await readUserPreferences(app.db, workspaceOf(request).id, request.query.tenant_id, request.params.distinct_id);
+      const { state } = await readUserPreferences(
+        app.db,
+        request.workspace.id,
+        request.query.tenant_id,
+        request.params.distinct_id,
+      );
       return { channel_preferences: presentChannelPreferences(state) };
     },
   );
@@ -117,11 +126,11 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/v1/user/:distinct_id/preference/channel_preference/',
     {
-      config,
       schema: {
         tags,
         operationId: 'updateUserChannelPreferences',
-        summary: "Restrict or allow channels for a user in a tenant (channels left out are kept; an unknown user is created)",
+        summary:
+          'Restrict or allow channels for a user in a tenant (channels left out are kept; an unknown user is created)',
         params: UserPreferenceParamsSchema,
         querystring: TenantQuerySchema,
         body: ChannelPreferencesBodySchema,
@@ -129,40 +138,37 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const workspaceId = workspaceOf(request).id;
       const { distinct_id } = request.params;
-      const { tenant_id } = request.query;
-      const result = await app.db.transaction().execute(async (trx) => {
-        await beginPreferenceWrite(trx, workspaceId, tenant_id);
-        const update = { channels: readChannelPreferences(request.body.channel_preferences, 'channel_preferences'), categories: [] };
-        const users = await writePreferences(trx, workspaceId, tenant_id, [distinct_id], update);
-        return presentChannelPreferences(await loadPreferenceState(trx, users.get(distinct_id)!, tenant_id));
-      });
-      return reply.code(202).send({ channel_preferences: result });
+      const state = await app.db
+        .transaction()
+        .execute((trx) =>
+          setChannelPreferences(
+            trx,
+            request.workspace.id,
+            request.query.tenant_id,
+            distinct_id,
+            request.body.channel_preferences,
+          ),
+        );
+      return reply.code(202).send({ channel_preferences: presentChannelPreferences(state) });
     },
   );
 
   app.get(
     '/v1/user/:distinct_id/preference/evaluate/',
     {
-      config,
       schema: {
         tags,
         operationId: 'evaluateUserPreference',
-        summary: 'Whether a notification of a category may reach the user on a channel, and the rule that decided (ours)',
+        summary:
+          'Whether a notification of a category may reach the user on a channel, and the rule that decided (ours)',
         params: UserPreferenceParamsSchema,
         querystring: EvaluateQuerySchema,
         response: { 200: PreferenceEvaluationSchema, ...errors },
       },
     },
     async (request) => {
-      const { category: slug, tenant_id } = request.query;
-      const channel = readChannel(request.query.channel, 'channel');
-      const { roots, state } = await readUserPreferences(app.db, workspaceOf(request).id, tenant_id, request.params.distinct_id);
-      if ((ROOT_CATEGORIES as readonly string[]).includes(slug)) return evaluate(ROOT_CATEGORY, undefined, channel, state.restricted.has(channel), slug);
-      const category = findCategory(roots, slug);
-      if (!category) throw categoryNotFound(slug);
-      return evaluate(category, state.choices.get(slug), channel, state.restricted.has(channel));
+      return evaluateUserPreference(app.db, request.workspace.id, request.query, request.params.distinct_id);
     },
   );
 };

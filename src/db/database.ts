@@ -1,12 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
+import { Kysely, PostgresDialect, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.js';
 import { GuardedClient } from './guarded-client.js';
+import { HeraldPGliteDialect } from './pglite-dialect.js';
 
+/** Any handle: the pool, or a transaction (a read may run on either). */
 export type Db = Kysely<Database>;
+/**
+ * A handle that is a transaction: functions that lock rows, write several statements that must
+ * stand or fall together, or NOTIFY take this, so passing the pool does not compile.
+ */
+export type Trx = Transaction<Database>;
 export type Engine = 'postgres' | 'embedded';
 
 export interface DatabaseOptions {
@@ -15,6 +21,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Embedded engine folder; `memory://` keeps it in memory (tests). */
   dataDir?: string;
+  /** Embedded engine: start from this dump (`PGlite.dumpDataDir`) instead of an empty database (tests). */
+  loadDataDir?: Blob;
   /** How long a request waits for a connection before failing. */
   timeoutMs?: number;
   /**
@@ -31,6 +39,8 @@ export interface DatabaseOptions {
 export interface DatabaseHandle {
   db: Db;
   engine: Engine;
+  /** The embedded database itself: the durable queue talks to it beside Kysely (src/engine/queue.ts). */
+  pglite?: PGlite;
 }
 
 const INT8_OID = 20;
@@ -67,7 +77,8 @@ export function namePreparedStatements(pool: pg.Pool, limit = PREPARED_STATEMENT
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((config: unknown, values?: unknown, callback?: unknown) => {
-      const name = typeof config === 'string' && Array.isArray(values) && values.length > 0 ? nameFor(config) : undefined;
+      const name =
+        typeof config === 'string' && Array.isArray(values) && values.length > 0 ? nameFor(config) : undefined;
       return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
     }) as typeof client.query;
   });
@@ -88,11 +99,17 @@ function postgresDialect(options: DatabaseOptions & { url: string }) {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     ...(statementTimeout
-      ? { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout, query_timeout: statementTimeout + 1000 }
+      ? {
+          statement_timeout: statementTimeout,
+          idle_in_transaction_session_timeout: statementTimeout,
+          query_timeout: statementTimeout + 1000,
+        }
       : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID ? toNumber : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? toNumber
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
@@ -104,8 +121,11 @@ function postgresDialect(options: DatabaseOptions & { url: string }) {
 function embeddedDialect(options: DatabaseOptions) {
   const dataDir = options.dataDir ?? './data';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite = new PGlite(dataDir, { parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber } });
-  return new PGliteDialect(pglite);
+  const pglite = new PGlite(dataDir, {
+    parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber },
+    loadDataDir: options.loadDataDir,
+  });
+  return new HeraldPGliteDialect(pglite);
 }
 
 export function createDatabase(options: DatabaseOptions): DatabaseHandle {
@@ -116,5 +136,5 @@ export function createDatabase(options: DatabaseOptions): DatabaseHandle {
     dialect,
     log: onQuery ? (event) => void (event.level === 'query' && onQuery(event)) : undefined,
   });
-  return { db, engine };
+  return dialect instanceof HeraldPGliteDialect ? { db, engine, pglite: dialect.pglite } : { db, engine };
 }

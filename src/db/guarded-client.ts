@@ -16,7 +16,8 @@ export class GuardedClient extends pg.Client {
       const result = query(...args);
       if (result instanceof Promise) {
         result.catch((error: Error) => {
-          if (error?.message === 'Query read timeout') (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+          if (error?.message === 'Query read timeout')
+            (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
         });
       }
       return result;

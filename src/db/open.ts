@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { loadOrCreateSecretKey, SecretBox } from '../auth/secret-box.js';
+import { loadOrCreateSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { createDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrate.js';
 
@@ -20,7 +20,9 @@ function lockDataDir(dataDir: string): () => void {
   if (existsSync(file)) {
     const pid = Number(readFileSync(file, 'utf8'));
     if (pid && pid !== process.pid && isRunning(pid)) {
-      throw new Error(`the embedded database in ${dataDir} is in use by process ${pid}; stop it first or set DATABASE_URL`);
+      throw new Error(
+        `the embedded database in ${dataDir} is in use by process ${pid}; stop it first or set DATABASE_URL`,
+      );
     }
   }
   writeFileSync(file, String(process.pid), { mode: 0o600 });

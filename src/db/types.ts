@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { EngineTables } from './engine-types.js';
 
 /** Timestamps are written as Date or ISO string, read back as Date by both engines. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -219,7 +220,207 @@ export interface UserCategoryPreferencesTable {
   updated_at: Timestamp;
 }
 
-export interface Database {
+/** Which workspace a segment backend may see (migration 2026-11-26T10); only Herald writes it. */
+export interface SegmentScopesTable {
+  backend_pid: number;
+  workspace_id: number;
+}
+
+/** The template row is its draft metadata (docs/channels.md). */
+export interface TemplatesTable {
+  id: Generated<number>;
+  workspace_id: number;
+  slug: string;
+  name: string;
+  description: string | null;
+  tags: JsonWithDefault<string[]>;
+  enabled_channels: JsonWithDefault<string[]>;
+  mock_data: Json<Record<string, unknown> | null> | null;
+  live_version_no: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+  last_triggered_at: NullableTimestamp;
+}
+
+export interface TemplateVariantsTable {
+  template_id: number;
+  channel: string;
+  variant_id: string;
+  locale: string;
+  tenant_id: string | null;
+  conditions: JsonWithDefault<unknown[]>;
+  content: Json<Record<string, unknown>>;
+  seq_no: Generated<number>;
+  needs_vendor_approval: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One committed variant inside a version's `variants` array. */
+export interface CommittedVariant {
+  channel: string;
+  variant_id: string;
+  locale: string;
+  tenant_id: string | null;
+  conditions: unknown[];
+  content: Record<string, unknown>;
+  seq_no: number;
+  needs_vendor_approval: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TemplateVersionsTable {
+  template_id: number;
+  version_no: number;
+  name: string;
+  description: string | null;
+  tags: Json<string[]>;
+  enabled_channels: Json<string[]>;
+  variants: Json<CommittedVariant[]>;
+  mock_data: Json<Record<string, unknown> | null> | null;
+  commit_message: string | null;
+  committed_at: Timestamp;
+  committed_by: Json<ActorColumn | null> | null;
+}
+
+/** In-app inbox public keys: handed to browsers, so not secret. */
+export interface WsPublicKeysTable {
+  id: string;
+  workspace_id: number;
+  api_key: string;
+  name: string;
+  description: string | null;
+  allowed_domains: Json<string[] | null> | null;
+  is_secure_mode_enabled: Generated<boolean>;
+  is_default: Generated<boolean>;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  created_by: Json<ActorColumn | null> | null;
+  rotated_at: NullableTimestamp;
+  rotated_by: Json<ActorColumn | null> | null;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+}
+
+/** Signing keys for inbox user tokens: only the public half is stored. */
+export interface WsSigningKeysTable {
+  id: string;
+  uid: string;
+  workspace_id: number;
+  status: 'active' | 'rolled' | 'deleted';
+  public_key_pem: string;
+  created_at: Timestamp;
+  created_by: Json<ActorColumn | null> | null;
+  rolled_at: NullableTimestamp;
+  rolled_by: Json<ActorColumn | null> | null;
+  deleted_at: NullableTimestamp;
+  deleted_by: Json<ActorColumn | null> | null;
+}
+
+export interface SubscriberListsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  list_id: string;
+  list_name: string;
+  list_description: string | null;
+  source: string | null;
+  track_user_entry: Generated<boolean>;
+  track_user_exit: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A draft of a list's membership, started by start_sync and made live by finish_sync. */
+export interface SubscriberListVersionsTable {
+  id: Generated<number>;
+  workspace_id: number;
+  list_pk: number;
+  version_id: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A user in a live list (version_pk null) or in a draft version of it. */
+export interface SubscriberListMembersTable {
+  id: Generated<number>;
+  workspace_id: number;
+  list_pk: number;
+  version_pk: number | null;
+  user_id: number;
+  created_at: Timestamp;
+}
+
+/** A tenant's override of a category's defaults; a null field follows the workspace's definition. */
+export interface TenantCategoryPreferencesTable {
+  workspace_id: number;
+  tenant_id: string;
+  category: string;
+  preference: string | null;
+  visible_to_subscriber: boolean | null;
+  mandatory_channels: Json<string[] | null> | null;
+  opt_in_channels: Json<string[] | null> | null;
+  blocked_channels: Json<string[] | null> | null;
+  updated_at: Timestamp;
+}
+
+/** An object's channel restriction in one tenant (as UserChannelPreferencesTable, for objects). */
+export interface ObjectChannelPreferencesTable extends Omit<UserChannelPreferencesTable, 'user_id'> {
+  object_id: number;
+}
+
+/** An object's choice for one category in one tenant (as UserCategoryPreferencesTable, for objects). */
+export interface ObjectCategoryPreferencesTable extends Omit<UserCategoryPreferencesTable, 'user_id'> {
+  object_id: number;
+}
+
+/** A locale's names for the workspace's preference sections and categories: `{sections, categories}`. */
+export interface PreferenceCategoryTranslationsTable {
+  workspace_id: number;
+  locale: string;
+  content: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+}
+
+/** A payload schema: the row is its draft; `live_version_no` points at the live committed version. */
+export interface PayloadSchemasTable {
+  id: Generated<number>;
+  workspace_id: number;
+  slug: string;
+  name: string;
+  json_schema: Json<Record<string, unknown>>;
+  hash: string;
+  live_version_no: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: Json<ActorColumn | null> | null;
+}
+
+export interface PayloadSchemaVersionsTable {
+  schema_id: number;
+  version_no: number;
+  name: string;
+  json_schema: Json<Record<string, unknown>>;
+  hash: string;
+  commit_message: string | null;
+  committed_at: Timestamp;
+  committed_by: Json<ActorColumn | null> | null;
+}
+
+/** An event the workspace declares; `schema_id` links a payload schema (a fixed version, or the live one when null). */
+export interface RegisteredEventsTable {
+  workspace_id: number;
+  name: string;
+  description: string | null;
+  schema_id: number | null;
+  schema_version_no: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface Database extends EngineTables {
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
   api_keys: ApiKeysTable;
@@ -237,6 +438,22 @@ export interface Database {
   subscriptions: SubscriptionsTable;
   user_channel_preferences: UserChannelPreferencesTable;
   user_category_preferences: UserCategoryPreferencesTable;
+  segment_scopes: SegmentScopesTable;
+  templates: TemplatesTable;
+  template_variants: TemplateVariantsTable;
+  template_versions: TemplateVersionsTable;
+  ws_public_keys: WsPublicKeysTable;
+  ws_signing_keys: WsSigningKeysTable;
+  subscriber_lists: SubscriberListsTable;
+  subscriber_list_versions: SubscriberListVersionsTable;
+  subscriber_list_members: SubscriberListMembersTable;
+  tenant_category_preferences: TenantCategoryPreferencesTable;
+  object_channel_preferences: ObjectChannelPreferencesTable;
+  object_category_preferences: ObjectCategoryPreferencesTable;
+  preference_category_translations: PreferenceCategoryTranslationsTable;
+  payload_schemas: PayloadSchemasTable;
+  payload_schema_versions: PayloadSchemaVersionsTable;
+  registered_events: RegisteredEventsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

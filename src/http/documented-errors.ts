@@ -3,7 +3,14 @@ import { fullErrors, shortErrors } from '../schemas/common.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-type RouteSchema = { hide?: boolean; params?: unknown; querystring?: unknown; body?: unknown; headers?: unknown; response?: Record<string, unknown> };
+type RouteSchema = {
+  hide?: boolean;
+  params?: unknown;
+  querystring?: unknown;
+  body?: unknown;
+  headers?: unknown;
+  response?: Record<string, unknown>;
+};
 
 /**
  * Documents on every route the errors the framework answers with before or around its handler,

@@ -11,14 +11,28 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const common = { tags: ['health'], security: [] };
   // Orchestrators poll these from one address: never rate limited.
   const config = { rateLimit: false as const };
-  app.get('/healthz', { config, schema: { ...common, operationId: 'healthz', summary: 'The process is up', response: { 200: Status } } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    { config, schema: { ...common, operationId: 'healthz', summary: 'The process is up', response: { 200: Status } } },
+    async () => ({
+      status: 'ok',
+    }),
+  );
   app.get(
     '/readyz',
-    { config, schema: { ...common, operationId: 'readyz', summary: 'The database answers', response: { 200: Status, ...fullErrors(503) } } },
+    {
+      config,
+      schema: {
+        ...common,
+        operationId: 'readyz',
+        summary: 'The database answers',
+        response: { 200: Status, ...fullErrors(503) },
+      },
+    },
     async () => {
-      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(unavailable('the database is not answering')), 2000).unref());
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(unavailable('the database is not answering')), 2000).unref(),
+      );
       try {
         await Promise.race([sql`select 1`.execute(app.db), timeout]);
       } catch {

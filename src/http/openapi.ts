@@ -9,7 +9,11 @@ export const MANAGEMENT_API_VERSION = '1.2.2';
 
 const securitySchemes = {
   base: {
-    BearerApiKey: { type: 'http', scheme: 'bearer', description: 'An API key from the management surface: `Authorization: Bearer <API_KEY>`' },
+    BearerApiKey: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key from the management surface: `Authorization: Bearer <API_KEY>`',
+    },
     SignedWorkspaceKey: {
       type: 'apiKey',
       in: 'header',
@@ -18,8 +22,28 @@ const securitySchemes = {
         '`Authorization: <workspace_key>:<signature>`, signature = base64(HMAC-SHA256(workspace_secret, METHOD\\nmd5(body)\\nContent-Type\\nDate\\npath?query)), as the official backend SDKs send it',
     },
   },
+  // Not alternatives for the base surface: only the feed's operations name them (together).
+  inbox: {
+    InboxPublicKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description: "The in-app feed only: the workspace's public key (`SS.PUBK.…`), with InboxUserToken",
+    },
+    InboxUserToken: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-ss-signature',
+      description: 'The in-app feed only: an ES256 user token signed with the workspace signing key (docs/channels.md)',
+    },
+  },
   management: {
-    ServiceToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Authorization: ServiceToken <TOKEN>`' },
+    ServiceToken: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description: '`Authorization: ServiceToken <TOKEN>`',
+    },
   },
 };
 
@@ -29,6 +53,8 @@ export async function registerOpenApi(app: FastifyInstance) {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Herald', version: MANAGEMENT_API_VERSION },
+      // Operations that name a scheme need it declared here; the surfaces' documents set their own.
+      components: { securitySchemes: securitySchemes.inbox as never },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
   });
@@ -44,17 +70,29 @@ export function surfaceDocuments(full: Document, managementPrefix: string) {
         .map(([path, item]) => [management ? path.slice(managementPrefix.length) : path, item]),
     );
   const components = (full as { components?: Record<string, unknown> }).components ?? {};
-  const document = (title: string, version: string, server: string, schemes: Record<string, unknown>, management: boolean) => ({
+  const document = (
+    title: string,
+    version: string,
+    server: string,
+    schemes: Record<string, unknown>,
+    management: boolean,
+  ) => ({
     ...full,
     info: { title, version, description: `${title} of Herald, the self-hostable notification platform.` },
     servers: [{ url: server }],
-    components: { ...components, securitySchemes: schemes },
+    components: { ...components, securitySchemes: { ...schemes, ...(management ? {} : securitySchemes.inbox) } },
     security: Object.keys(schemes).map((name) => ({ [name]: [] })),
     paths: pick(management),
   });
   return {
     base: document('Herald base API', MANAGEMENT_API_VERSION, '/', securitySchemes.base, false),
-    management: document('Herald management API', MANAGEMENT_API_VERSION, managementPrefix, securitySchemes.management, true),
+    management: document(
+      'Herald management API',
+      MANAGEMENT_API_VERSION,
+      managementPrefix,
+      securitySchemes.management,
+      true,
+    ),
   };
 }
 

@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf, workspaceOf } from '../auth/request-auth.js';
-import { isPrefixedId } from '../auth/tokens.js';
-import { notFound } from '../errors.js';
-import { credentialTag } from '../auth/credential-cache.js';
-import { changeCredentials } from '../auth/credential-changes.js';
-import { API_KEY_ID_PREFIX, createApiKey, disableApiKey, listApiKeys } from '../repositories/api-keys.js';
-import { fullErrors, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
-import { ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema, presentApiKey } from '../schemas/api-keys.js';
+import { actorOf } from '../auth/request-auth.js';
+import { errors, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
+import { ApiKeyParamsSchema, ApiKeySchema, CreateApiKeyBodySchema, CreatedApiKeySchema } from '../schemas/api-keys.js';
+import { presentApiKey } from '../presenters/api-keys.js';
+import { createApiKey, deleteApiKey, listApiKeys } from '../services/api-keys.js';
 
 /**
  * API keys: the base surface's Bearer credentials. The full key leaves the server once, in the
@@ -25,12 +22,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List API keys, oldest first, disabled ones included (masked only)',
         params: WorkspaceParamsSchema,
         querystring: OffsetQuerySchema,
-        response: { 200: offsetList(ref(ApiKeySchema)), ...fullErrors(400, 401, 404) },
+        response: { 200: offsetList(ref(ApiKeySchema)), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
       const { limit, offset } = request.query;
-      const { rows, count } = await listApiKeys(app.db, workspaceOf(request).id, { limit, offset });
+      const { rows, count } = await listApiKeys(app.db, request.workspace.id, { limit, offset });
       return { meta: { count, limit, offset }, results: rows.map(presentApiKey) };
     },
   );
@@ -44,15 +41,15 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create an API key (the full key is in this response only: sensitive)',
         params: WorkspaceParamsSchema,
         body: CreateApiKeyBodySchema,
-        response: { 201: ref(CreatedApiKeySchema), ...fullErrors(400, 401, 404) },
+        response: { 201: ref(CreatedApiKeySchema), ...errors(400, 401, 404) },
       },
     },
     async (request, reply) => {
       const { apiKey, ...row } = await createApiKey(app.db, {
-        workspaceId: workspaceOf(request).id,
+        workspaceId: request.workspace.id,
         name: request.body.name,
         description: request.body.description,
-        createdBy: actorOf(request),
+        actor: actorOf(request),
       });
       return reply.code(201).send({ ...presentApiKey(row), api_key: apiKey });
     },
@@ -66,20 +63,12 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'deleteApiKey',
         summary: 'Disable an API key: it fails to authenticate from the next request on',
         params: ApiKeyParamsSchema,
-        response: { 204: Type.Null({ description: 'Disabled; empty body' }), ...fullErrors(401, 404) },
+        response: { 204: Type.Null({ description: 'Disabled; empty body' }), ...errors(401, 404) },
       },
     },
     async (request, reply) => {
-      const { api_key_id: id } = request.params;
-      const workspaceId = workspaceOf(request).id;
-      // The key fails from the next request on, on every instance: its cached lookups are dropped here and announced.
-      const disabled =
-        isPrefixedId(API_KEY_ID_PREFIX, id) &&
-        (await changeCredentials(app.db, app.credentials, async (trx) => {
-          const value = await disableApiKey(trx, { workspaceId, id, deletedBy: actorOf(request) });
-          return { value, changed: value ? [credentialTag(id)] : [] };
-        }));
-      if (!disabled) throw notFound(`API key '${id}' not found`);
+      const input = { workspaceId: request.workspace.id, id: request.params.api_key_id, actor: actorOf(request) };
+      await deleteApiKey(app.db, app.credentials, input);
       return reply.code(204).send(null);
     },
   );

@@ -1,24 +1,60 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { vendorRoutes } from './vendors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateManagementRequest, workspaceOfPath } from '../auth/service-token-auth.js';
+import { withErrorShape } from '../http/error-shape.js';
 import { apiKeyRoutes } from './api-keys.js';
-import { authenticateManagementRequest } from '../auth/service-token-auth.js';
 import { preferenceCategoryRoutes } from './preference-categories.js';
+import { inboxKeyRoutes } from './inbox-keys.js';
+import { templateRoutes } from './templates.js';
+import { templateVariantRoutes } from './template-variants.js';
 import { translationRoutes } from './translations.js';
+import { translationVersionRoutes } from './translation-versions.js';
+import { preferenceCategoryTranslationRoutes } from './preference-category-translations.js';
+import { payloadSchemaRoutes } from './payload-schemas.js';
+import { registeredEventRoutes } from './registered-events.js';
 import { workflowCommitRoutes } from './workflow-commits.js';
 import { workflowRoutes } from './workflows.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
 
-/** The management surface: ops calls, authenticated by service token, scoped by `{workspace}`. */
+/** The management surface: ops calls, authenticated by service token; all but /v1/workspace/ scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('onRequest', async (request) => {
-    request.auth = await authenticateManagementRequest({ db: app.db, credentials: app.credentials }, request);
+  const deps = { db: app.db, credentials: app.credentials };
+  // A failed authentication, an unknown workspace included, spends the client address's budget.
+  const limitingFailures =
+    <T>(authenticate: (request: FastifyRequest) => Promise<T>) =>
+    (request: FastifyRequest, reply: FastifyReply) =>
+      authenticate(request).catch(async (error: unknown) => {
+        await app.limitFailedAuthentication(request, reply);
+        throw error;
+      });
+  const authenticate = limitingFailures((request) => authenticateManagementRequest(deps, request));
+  const resolveWorkspace = limitingFailures((request) => workspaceOfPath(deps, request));
+  app.addHook('onRequest', async (request, reply) => {
+    request.auth = await authenticate(request, reply);
   });
 
-  await app.register(workspaceRoutes);
-  await app.register(workspaceKeyRoutes);
-  await app.register(apiKeyRoutes);
-  await app.register(preferenceCategoryRoutes);
-  await app.register(workflowRoutes);
-  await app.register(workflowCommitRoutes);
-  await app.register(translationRoutes);
+  await app.register(withErrorShape('full', workspaceRoutes));
+  await app.register(async (scoped) => {
+    // After the token hook above: an unauthenticated caller learns nothing about which slugs exist.
+    scoped.addHook('onRequest', async (request, reply) => {
+      request.workspace = await resolveWorkspace(request, reply);
+    });
+    await scoped.register(withErrorShape('full', workspaceKeyRoutes));
+    await scoped.register(withErrorShape('full', apiKeyRoutes));
+    // docs/spec/interface.md §6: preference categories answer errors in the short shape.
+    await scoped.register(withErrorShape('short', preferenceCategoryRoutes));
+    await scoped.register(withErrorShape('short', preferenceCategoryTranslationRoutes));
+    await scoped.register(withErrorShape('full', workflowRoutes));
+    await scoped.register(withErrorShape('full', workflowCommitRoutes));
+    await scoped.register(withErrorShape('full', translationRoutes));
+    await scoped.register(withErrorShape('full', translationVersionRoutes));
+    await scoped.register(withErrorShape('full', payloadSchemaRoutes));
+    await scoped.register(withErrorShape('full', registeredEventRoutes));
+    await scoped.register(withErrorShape('full', templateRoutes));
+    await scoped.register(withErrorShape('full', templateVariantRoutes));
+    await scoped.register(withErrorShape('full', inboxKeyRoutes));
+    await scoped.register(withErrorShape('full', vendorRoutes));
+  });
 };

@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { PREFERENCE_CATEGORY_SCHEMA_PATH, preferenceCategoryJsonSchema, preferenceCategorySchemaUrl } from '../schemas/preference-categories.js';
+import {
+  PREFERENCE_CATEGORY_SCHEMA_PATH,
+  preferenceCategoryJsonSchema,
+  preferenceCategorySchemaUrl,
+} from '../schemas/preference-categories.js';
 
 /**
  * JSON Schemas that definitions point to with `$schema`. Served without authentication: editors

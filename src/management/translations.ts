@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf, workspaceOf } from '../auth/request-auth.js';
-import { LOCALE_FILE_RULE, localeMatches, parseLocaleFile } from '../configuration/translation-files.js';
-import { badRequest, notFound } from '../errors.js';
-import { commitTranslations } from '../repositories/translation-versions.js';
-import { findTranslationFile, listTranslationFiles, markTranslationDeleted, upsertTranslationDraft } from '../repositories/translations.js';
-import { fullErrors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
+import { actorOf } from '../auth/request-auth.js';
 import {
-  presentTranslationContent,
-  presentTranslationFile,
+  commitTranslations,
+  deleteTranslation,
+  getTranslation,
+  listTranslations,
+  uploadTranslation,
+} from '../services/translations.js';
+import { errors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
+import {
   TranslationBodySchema,
   TranslationCommitSchema,
   TranslationContentSchema,
@@ -17,12 +18,10 @@ import {
   TranslationModeQuerySchema,
   TranslationParamsSchema,
 } from '../schemas/translations.js';
+import { presentTranslationContent, presentTranslationFile } from '../presenters/translations.js';
 import { CommitMessageQuerySchema } from '../schemas/versioning.js';
 
-/**
- * Translation files: uploads and deletions collect in the workspace's draft; one commit makes
- * all of them live at once, as a numbered version.
- */
+/** Translation files: drafts collected, committed all at once (services/translations.ts). */
 export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['translations'];
 
@@ -35,12 +34,12 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List translation files, draft (default) or live',
         params: WorkspaceParamsSchema,
         querystring: TranslationListQuerySchema,
-        response: { 200: offsetList(ref(TranslationFileSchema)), ...fullErrors(400, 401, 404) },
+        response: { 200: offsetList(ref(TranslationFileSchema)), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
-      const { mode, limit, offset } = request.query;
-      const { rows, count } = await listTranslationFiles(app.db, workspaceOf(request).id, mode, { limit, offset });
+      const { limit, offset } = request.query;
+      const { rows, count } = await listTranslations(app.db, request.workspace.id, request.query);
       return { meta: { count, limit, offset }, results: rows.map(presentTranslationFile) };
     },
   );
@@ -54,14 +53,14 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Fetch a translation file with its content, draft (default) or live',
         params: TranslationParamsSchema,
         querystring: TranslationModeQuerySchema,
-        response: { 200: ref(TranslationContentSchema), ...fullErrors(400, 401, 404) },
+        response: { 200: ref(TranslationContentSchema), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
       const { locale_file } = request.params;
-      const file = await findTranslationFile(app.db, workspaceOf(request).id, locale_file, request.query.mode);
-      if (!file) throw notFound(`translation file '${locale_file}' not found${request.query.mode === 'live' ? ' in live mode' : ''}`);
-      return presentTranslationContent(file);
+      return presentTranslationContent(
+        await getTranslation(app.db, request.workspace.id, locale_file, request.query.mode),
+      );
     },
   );
 
@@ -74,18 +73,12 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Upload a translation file into the draft',
         params: TranslationParamsSchema,
         body: TranslationBodySchema,
-        response: { 201: ref(TranslationContentSchema), ...fullErrors(400, 401, 404) },
+        response: { 201: ref(TranslationContentSchema), ...errors(400, 401, 404) },
       },
     },
     async (request, reply) => {
       const { locale_file } = request.params;
-      const file = parseLocaleFile(locale_file);
-      if (!file) throw badRequest(`locale_file '${locale_file}' is invalid: name it ${LOCALE_FILE_RULE}`, { locale_file: `must be ${LOCALE_FILE_RULE}` });
-      const { locale, content } = request.body;
-      if (locale !== undefined && !localeMatches(file, locale)) {
-        throw badRequest(`locale '${locale}' does not match the file '${locale_file}', whose locale is '${file.locale}'`, { locale: `must be '${file.locale}'` });
-      }
-      const saved = await upsertTranslationDraft(app.db, workspaceOf(request).id, file, content, actorOf(request));
+      const saved = await uploadTranslation(app.db, request.workspace.id, locale_file, request.body, actorOf(request));
       return reply.code(201).send(presentTranslationContent(saved));
     },
   );
@@ -98,13 +91,14 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'deleteTranslation',
         summary: 'Mark a translation file for deletion: it stays live until the next commit',
         params: TranslationParamsSchema,
-        response: { 204: Type.Null({ description: 'No Content' }), ...fullErrors(401, 404) },
+        response: { 204: Type.Null({ description: 'No Content' }), ...errors(401, 404) },
       },
     },
     async (request, reply) => {
       const { locale_file } = request.params;
-      const found = await app.db.transaction().execute((trx) => markTranslationDeleted(trx, workspaceOf(request).id, locale_file, actorOf(request)));
-      if (!found) throw notFound(`translation file '${locale_file}' not found`);
+      await app.db
+        .transaction()
+        .execute((trx) => deleteTranslation(trx, request.workspace.id, locale_file, actorOf(request)));
       return reply.code(204).send(null);
     },
   );
@@ -118,15 +112,14 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Commit the draft: uploads become live, files marked for deletion are removed',
         params: WorkspaceParamsSchema,
         querystring: CommitMessageQuerySchema,
-        response: { 202: TranslationCommitSchema, ...fullErrors(400, 401, 404) },
+        response: { 202: TranslationCommitSchema, ...errors(400, 401, 404) },
       },
     },
     async (request, reply) => {
-      const committed = await app.db
+      const input = { commitMessage: request.query.commit_message ?? null, actor: actorOf(request) };
+      const { version, changes } = await app.db
         .transaction()
-        .execute((trx) => commitTranslations(trx, workspaceOf(request).id, { commitMessage: request.query.commit_message ?? null, actor: actorOf(request) }));
-      if (!committed) throw badRequest('nothing to commit: no translation file changed since the last commit');
-      const { version, changes } = committed;
+        .execute((trx) => commitTranslations(trx, request.workspace.id, input));
       return reply.code(202).send({
         version_no: version.version_no,
         commit_message: version.commit_message,

@@ -1,13 +1,24 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { hashToken, maskToken, prefixedId, randomToken } from '../auth/tokens.js';
+import { hashToken, maskToken, randomToken } from '../crypto/tokens.js';
+import { prefixedId } from '../ids.js';
+import { API_KEY_ID_PREFIX } from '../schemas/identifiers.js';
 import { WORKSPACE_COLUMNS } from './workspaces.js';
 
-export const API_KEY_ID_PREFIX = 'ws_apik_';
 export const API_KEY_PREFIX = 'hak_';
 
-export const API_KEY_COLUMNS = ['id', 'workspace_id', 'name', 'description', 'masked_key', 'created_at', 'created_by', 'deleted_at', 'deleted_by'] as const;
+export const API_KEY_COLUMNS = [
+  'id',
+  'workspace_id',
+  'name',
+  'description',
+  'masked_key',
+  'created_at',
+  'created_by',
+  'deleted_at',
+  'deleted_by',
+] as const;
 
 /** Issues a key; the key itself is returned this once and only its hash is stored. */
 export async function createApiKey(

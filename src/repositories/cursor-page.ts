@@ -20,7 +20,8 @@ export const encodeCursor = (key: number) => Buffer.from(`${PREFIX}${key}`, 'utf
 function decodeCursor(cursor: string, field: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const key = text.startsWith(PREFIX) ? Number(text.slice(PREFIX.length)) : Number.NaN;
-  if (!Number.isSafeInteger(key)) throw badRequest(`${field}: is not a cursor this API returned`, { [field]: 'is not a valid cursor' });
+  if (!Number.isSafeInteger(key))
+    throw badRequest(`${field}: is not a cursor this API returned`, { [field]: 'is not a valid cursor' });
   return key;
 }
 
@@ -50,7 +51,12 @@ export function beyondWindow(column: string, window: CursorWindow) {
 export const windowOrder = (window: CursorWindow) => (window.backward ? ('desc' as const) : ('asc' as const));
 
 /** Turns `limit + 1` fetched rows into the page and its meta. */
-export function cursorPage<Row>(rows: Row[], keyOf: (row: Row) => number, window: CursorWindow, totals: { count: number; beyond: number }) {
+export function cursorPage<Row>(
+  rows: Row[],
+  keyOf: (row: Row) => number,
+  window: CursorWindow,
+  totals: { count: number; beyond: number },
+) {
   const more = rows.length > window.limit;
   const page = rows.slice(0, window.limit);
   if (window.backward) page.reverse();

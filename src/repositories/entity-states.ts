@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 
 /** A user's or object's new properties and channels; `fresh` when this transaction created it. */
 export interface StateWrite {
@@ -14,7 +14,12 @@ export interface StateWrite {
  * always moves forward, visibly (by at least a millisecond), even for two changes in the same
  * instant; a row created by this transaction keeps updated_at equal to created_at.
  */
-export async function saveStates<Row>(trx: Db, table: 'users' | 'objects', columns: readonly string[], states: StateWrite[]): Promise<Row[]> {
+export async function saveStates<Row>(
+  trx: Trx,
+  table: 'users' | 'objects',
+  columns: readonly string[],
+  states: StateWrite[],
+): Promise<Row[]> {
   if (states.length === 0) return [];
   const { rows } = await sql<Row>`
     update ${sql.table(table)} as t set properties = v.properties, channels = v.channels,

@@ -1,9 +1,18 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 import { saveStates, type StateWrite } from './entity-states.js';
 
-export const OBJECT_COLUMNS = ['id', 'object_type', 'object_id', 'properties', 'channels', 'subscriptions_count', 'created_at', 'updated_at'] as const;
+export const OBJECT_COLUMNS = [
+  'id',
+  'object_type',
+  'object_id',
+  'properties',
+  'channels',
+  'subscriptions_count',
+  'created_at',
+  'updated_at',
+] as const;
 
 export interface ObjectRow {
   id: number;
@@ -30,23 +39,31 @@ const objectByRef = (db: Db, workspaceId: number, ref: ObjectRef) =>
     .where('object_type', '=', ref.objectType)
     .where('object_id', '=', ref.objectId);
 
-export const findObject = (db: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> => objectByRef(db, workspaceId, ref).executeTakeFirst();
+export const findObject = (db: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> =>
+  objectByRef(db, workspaceId, ref).executeTakeFirst();
 
 /** The object, locked until the transaction ends (its key columns stay shareable for foreign keys). */
-export const lockObject = (trx: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> =>
+export const lockObject = (trx: Trx, workspaceId: number, ref: ObjectRef): Promise<ObjectRow | undefined> =>
   objectByRef(trx, workspaceId, ref).forNoKeyUpdate().executeTakeFirst();
 
 /** Creates the object when missing and locks it, in one statement (the no-op DO UPDATE locks an existing one). */
-export function createAndLockObject(trx: Db, workspaceId: number, ref: ObjectRef): Promise<ObjectRow & { inserted: boolean }> {
+export function createAndLockObject(
+  trx: Trx,
+  workspaceId: number,
+  ref: ObjectRef,
+): Promise<ObjectRow & { inserted: boolean }> {
   return trx
     .insertInto('objects')
     .values({ workspace_id: workspaceId, object_type: ref.objectType, object_id: ref.objectId })
-    .onConflict((oc) => oc.columns(['workspace_id', 'object_type', 'object_id']).doUpdateSet({ updated_at: sql`objects.updated_at` }))
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'object_type', 'object_id']).doUpdateSet({ updated_at: sql`objects.updated_at` }),
+    )
     .returning([...OBJECT_COLUMNS, sql<boolean>`xmax = 0`.as('inserted')])
     .executeTakeFirstOrThrow();
 }
 
-export const saveObjectStates = (trx: Db, states: StateWrite[]) => saveStates<ObjectRow>(trx, 'objects', OBJECT_COLUMNS, states);
+export const saveObjectStates = (trx: Trx, states: StateWrite[]) =>
+  saveStates<ObjectRow>(trx, 'objects', OBJECT_COLUMNS, states);
 
 /**
  * The named objects that exist, in one statement whatever the number of refs, share-locked (as a
@@ -58,19 +75,33 @@ export function findObjects(db: Db, workspaceId: number, refs: ObjectRef[]): Pro
     .selectFrom('objects')
     .select(OBJECT_COLUMNS)
     .where('workspace_id', '=', workspaceId)
-    .where(sql<boolean>`(object_type, object_id) in (select t, i from jsonb_to_recordset(${pairs}::jsonb) as r(t text, i text))`)
+    .where(
+      sql<boolean>`(object_type, object_id) in (select t, i from jsonb_to_recordset(${pairs}::jsonb) as r(t text, i text))`,
+    )
     .orderBy('id')
     .forKeyShare()
     .execute();
 }
 
 /** Deletes objects (their subscriptions both ways cascade), locking them in id order first. */
-export async function deleteObjects(db: Db, workspaceId: number, objectType: string, objectIds: string[]): Promise<number> {
+export async function deleteObjects(
+  db: Db,
+  workspaceId: number,
+  objectType: string,
+  objectIds: string[],
+): Promise<number> {
   const ids = sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(objectIds)}::jsonb))`;
   const result = await db
     .deleteFrom('objects')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('objects').select('id').where('workspace_id', '=', workspaceId).where('object_type', '=', objectType).where('object_id', 'in', ids).orderBy('id').forUpdate(),
+      eb
+        .selectFrom('objects')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('object_type', '=', objectType)
+        .where('object_id', 'in', ids)
+        .orderBy('id')
+        .forUpdate(),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);

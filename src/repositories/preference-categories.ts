@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { knownCategories } from '../configuration/preference-category-rules.js';
+import { knownCategories } from '../domain/preference-category-rules.js';
 import { ROOT_CATEGORIES, type RootCategories } from '../schemas/preference-categories.js';
 
 export interface LivePreferenceCategories {
@@ -14,7 +14,8 @@ export interface LivePreferenceCategories {
 }
 
 /** What a workspace that never committed has live: the three root categories, no sections. */
-export const emptyRootCategories = (): RootCategories => ROOT_CATEGORIES.map((root_category) => ({ root_category, sections: [] }));
+export const emptyRootCategories = (): RootCategories =>
+  ROOT_CATEGORIES.map((root_category) => ({ root_category, sections: [] }));
 
 /**
  * The live definition: the highest committed version, or the empty definition (version 0).
@@ -28,7 +29,14 @@ export async function findLivePreferenceCategories(db: Db, workspaceId: number):
     .orderBy('version_no', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!row) return { version_no: 0, root_categories: emptyRootCategories(), commit_message: null, committed_at: null, committed_by: null };
+  if (!row)
+    return {
+      version_no: 0,
+      root_categories: emptyRootCategories(),
+      commit_message: null,
+      committed_at: null,
+      committed_by: null,
+    };
   return { ...row, root_categories: row.root_categories as RootCategories, committed_by: row.committed_by ?? null };
 }
 
@@ -49,8 +57,17 @@ export async function findPreferenceCategoryDraft(db: Db, workspaceId: number, o
 }
 
 /** Replaces the draft (POST replaces, never merges). */
-export async function savePreferenceCategoryDraft(db: Db, workspaceId: number, roots: RootCategories, actor: ActorColumn | null) {
-  const values = { root_categories: JSON.stringify(roots), updated_at: sql<Date>`now()`, updated_by: JSON.stringify(actor) };
+export async function savePreferenceCategoryDraft(
+  db: Db,
+  workspaceId: number,
+  roots: RootCategories,
+  actor: ActorColumn | null,
+) {
+  const values = {
+    root_categories: JSON.stringify(roots),
+    updated_at: sql<Date>`now()`,
+    updated_by: JSON.stringify(actor),
+  };
   const row = await db
     .insertInto('preference_category_drafts')
     .values({ workspace_id: workspaceId, ...values })

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { hashToken, prefixedId, randomToken } from '../auth/tokens.js';
+import { hashToken, randomToken } from '../crypto/tokens.js';
+import { prefixedId } from '../ids.js';
 
 export const SERVICE_TOKEN_PREFIX = 'hst_';
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 import type { ObjectRef } from './objects.js';
 
@@ -16,7 +16,7 @@ export interface SubscriptionRow {
  * Ids of the object and of every object it is subscribed to, directly or through others: an
  * object among these cannot subscribe to it without making a cycle. One statement.
  */
-export async function selfAndAncestors(trx: Db, objectId: number): Promise<Set<number>> {
+export async function selfAndAncestors(trx: Trx, objectId: number): Promise<Set<number>> {
   const { rows } = await sql<{ id: number }>`
     with recursive up(id) as (
       select ${objectId}::bigint
@@ -28,7 +28,7 @@ export async function selfAndAncestors(trx: Db, objectId: number): Promise<Set<n
 }
 
 /** Serializes changes to the workspace's object graph, so two requests cannot close a cycle between them. */
-export async function lockObjectGraph(trx: Db, workspaceId: number): Promise<void> {
+export async function lockObjectGraph(trx: Trx, workspaceId: number): Promise<void> {
   await sql`select pg_advisory_xact_lock(${workspaceId}::integer, 2026112521)`.execute(trx);
 }
 
@@ -38,7 +38,7 @@ export async function lockObjectGraph(trx: Db, workspaceId: number): Promise<voi
  * rows actually inserted.
  */
 export async function upsertSubscriptions(
-  trx: Db,
+  trx: Trx,
   parentId: number,
   subscribers: { user_id: number | null; child_object_id: number | null }[],
   properties: Record<string, unknown>,
@@ -56,14 +56,24 @@ export async function upsertSubscriptions(
 }
 
 /** Removes the parent's subscriptions of the named users and child objects (unknown ones are skipped). One statement. */
-export async function deleteSubscriptions(trx: Db, workspaceId: number, parentId: number, distinctIds: string[], children: ObjectRef[]) {
+export async function deleteSubscriptions(
+  trx: Trx,
+  workspaceId: number,
+  parentId: number,
+  distinctIds: string[],
+  children: ObjectRef[],
+) {
   const pairs = JSON.stringify(children.map((ref) => ({ t: ref.objectType, i: ref.objectId })));
   const result = await trx
     .deleteFrom('subscriptions')
     .where('object_id', '=', parentId)
     .where((eb) =>
       eb.or([
-        eb('user_id', 'in', sql<number>`(select id from users where workspace_id = ${workspaceId} and distinct_id in (select value from jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb)))`),
+        eb(
+          'user_id',
+          'in',
+          sql<number>`(select id from users where workspace_id = ${workspaceId} and distinct_id in (select value from jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb)))`,
+        ),
         eb(
           'child_object_id',
           'in',
@@ -109,14 +119,27 @@ export async function listSubscribers(db: Db, parentId: number, window: CursorWi
 }
 
 /** One page of the objects a user or an object is subscribed to, oldest subscription first. */
-export async function listSubscribedTo(db: Db, subscriber: { userId: number } | { objectId: number }, window: CursorWindow) {
+export async function listSubscribedTo(
+  db: Db,
+  subscriber: { userId: number } | { objectId: number },
+  window: CursorWindow,
+) {
   const column = 'userId' in subscriber ? ('user_id' as const) : ('child_object_id' as const);
   const id = 'userId' in subscriber ? subscriber.userId : subscriber.objectId;
   const [rows, totals] = await Promise.all([
     db
       .selectFrom('subscriptions as s')
       .innerJoin('objects as p', 'p.id', 's.object_id')
-      .select(['s.id', 's.properties', 's.created_at', 's.updated_at', 'p.object_type', 'p.object_id', 'p.subscriptions_count', 'p.updated_at as object_updated_at'])
+      .select([
+        's.id',
+        's.properties',
+        's.created_at',
+        's.updated_at',
+        'p.object_type',
+        'p.object_id',
+        'p.subscriptions_count',
+        'p.updated_at as object_updated_at',
+      ])
       .where(`s.${column}`, '=', id)
       .where(withinWindow('s.id', window))
       .orderBy('s.id', windowOrder(window))

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 
 const pending = sql<boolean>`draft_content is distinct from live_content`;
@@ -10,11 +10,19 @@ const pending = sql<boolean>`draft_content is distinct from live_content`;
  * marked for deletion. A concurrent commit waits on the locks, then finds those files settled.
  * Returns undefined when nothing is pending.
  */
-export async function commitTranslations(db: Db, workspaceId: number, input: { commitMessage: string | null; actor: ActorColumn | null }) {
-  const changes = await db
+export async function commitTranslations(
+  trx: Trx,
+  workspaceId: number,
+  input: { commitMessage: string | null; actor: ActorColumn | null },
+) {
+  const changes = await trx
     .selectFrom('translation_files')
     .select(['filename', 'locale', 'namespace', 'draft_content as content'])
-    .select(sql<string>`case when draft_content is null then 'deleted' when live_content is null then 'added' else 'updated' end`.as('action'))
+    .select(
+      sql<string>`case when draft_content is null then 'deleted' when live_content is null then 'added' else 'updated' end`.as(
+        'action',
+      ),
+    )
     .where('workspace_id', '=', workspaceId)
     .where(pending)
     .orderBy('filename')
@@ -23,7 +31,7 @@ export async function commitTranslations(db: Db, workspaceId: number, input: { c
   if (changes.length === 0) return undefined;
 
   // The (workspace_id, version_no) primary key refuses a second version with the same number.
-  const version = await db
+  const version = await trx
     .insertInto('translation_versions')
     .columns(['workspace_id', 'version_no', 'changes', 'commit_message', 'committed_by'])
     .expression((eb) =>
@@ -32,7 +40,9 @@ export async function commitTranslations(db: Db, workspaceId: number, input: { c
         .select([
           sql<number>`${workspaceId}::integer`.as('workspace_id'),
           sql<number>`coalesce(max(version_no), 0) + 1`.as('version_no'),
-          sql`${JSON.stringify(changes.map(({ filename, action, content }) => ({ filename, action, content })))}::jsonb`.as('changes'),
+          sql`${JSON.stringify(changes.map(({ filename, action, content }) => ({ filename, action, content })))}::jsonb`.as(
+            'changes',
+          ),
           sql`${input.commitMessage}::text`.as('commit_message'),
           sql`${JSON.stringify(input.actor)}::jsonb`.as('committed_by'),
         ])
@@ -42,7 +52,7 @@ export async function commitTranslations(db: Db, workspaceId: number, input: { c
     .executeTakeFirstOrThrow();
 
   const filenames = changes.map((change) => change.filename);
-  await db
+  await trx
     .updateTable('translation_files')
     .set({
       live_action: sql`case when live_content is null then 'added' else 'updated' end`,
@@ -53,6 +63,11 @@ export async function commitTranslations(db: Db, workspaceId: number, input: { c
     .where('filename', 'in', filenames)
     .where('draft_content', 'is not', null)
     .execute();
-  await db.deleteFrom('translation_files').where('workspace_id', '=', workspaceId).where('filename', 'in', filenames).where('draft_content', 'is', null).execute();
+  await trx
+    .deleteFrom('translation_files')
+    .where('workspace_id', '=', workspaceId)
+    .where('filename', 'in', filenames)
+    .where('draft_content', 'is', null)
+    .execute();
   return { version, changes };
 }

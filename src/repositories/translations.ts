@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import type { LocaleFile } from '../configuration/translation-files.js';
+import type { LocaleFile } from '../domain/translation-files.js';
 
 type Mode = 'draft' | 'live';
 
@@ -20,11 +20,27 @@ const viewColumns = (mode: Mode) =>
     : ([...FILE_COLUMNS, sql<string>`live_action`.as('action'), sql<Date>`live_updated_at`.as('updated_at')] as const);
 
 /** Uploads into the draft: a new file, a new version of a file, or the revival of one marked for deletion. */
-export function upsertTranslationDraft(db: Db, workspaceId: number, file: LocaleFile, content: Record<string, unknown>, actor: ActorColumn | null) {
-  const values = { draft_content: JSON.stringify(content), draft_updated_at: sql<Date>`now()`, draft_updated_by: JSON.stringify(actor) };
+export function upsertTranslationDraft(
+  db: Db,
+  workspaceId: number,
+  file: LocaleFile,
+  content: Record<string, unknown>,
+  actor: ActorColumn | null,
+) {
+  const values = {
+    draft_content: JSON.stringify(content),
+    draft_updated_at: sql<Date>`now()`,
+    draft_updated_by: JSON.stringify(actor),
+  };
   return db
     .insertInto('translation_files')
-    .values({ workspace_id: workspaceId, filename: file.filename, locale: file.locale, namespace: file.namespace, ...values })
+    .values({
+      workspace_id: workspaceId,
+      filename: file.filename,
+      locale: file.locale,
+      namespace: file.namespace,
+      ...values,
+    })
     .onConflict((oc) => oc.columns(['workspace_id', 'filename']).doUpdateSet(values))
     .returning([...viewColumns('draft'), 'draft_content as content'])
     .executeTakeFirstOrThrow();
@@ -35,14 +51,23 @@ export function findTranslationFile(db: Db, workspaceId: number, filename: strin
   let query = db
     .selectFrom('translation_files')
     .select(viewColumns(mode))
-    .select(mode === 'draft' ? sql<Record<string, unknown>>`coalesce(draft_content, live_content)`.as('content') : 'live_content as content')
+    .select(
+      mode === 'draft'
+        ? sql<Record<string, unknown>>`coalesce(draft_content, live_content)`.as('content')
+        : 'live_content as content',
+    )
     .where('workspace_id', '=', workspaceId)
     .where('filename', '=', filename);
   if (mode === 'live') query = query.where('live_content', 'is not', null);
   return query.executeTakeFirst();
 }
 
-export async function listTranslationFiles(db: Db, workspaceId: number, mode: Mode, page: { limit: number; offset: number }) {
+export async function listTranslationFiles(
+  db: Db,
+  workspaceId: number,
+  mode: Mode,
+  page: { limit: number; offset: number },
+) {
   let base = db.selectFrom('translation_files').where('workspace_id', '=', workspaceId);
   if (mode === 'live') base = base.where('live_content', 'is not', null);
   const [rows, total] = await Promise.all([
@@ -56,8 +81,13 @@ export async function listTranslationFiles(db: Db, workspaceId: number, mode: Mo
  * Marks a file for deletion at the next commit. A file that was never committed has nothing
  * live to remove, so its upload is simply discarded. Returns false when there is no such file.
  */
-export async function markTranslationDeleted(db: Db, workspaceId: number, filename: string, actor: ActorColumn | null): Promise<boolean> {
-  const discarded = await db
+export async function markTranslationDeleted(
+  trx: Trx,
+  workspaceId: number,
+  filename: string,
+  actor: ActorColumn | null,
+): Promise<boolean> {
+  const discarded = await trx
     .deleteFrom('translation_files')
     .where('workspace_id', '=', workspaceId)
     .where('filename', '=', filename)
@@ -65,7 +95,7 @@ export async function markTranslationDeleted(db: Db, workspaceId: number, filena
     .returning('filename')
     .executeTakeFirst();
   if (discarded) return true;
-  const marked = await db
+  const marked = await trx
     .updateTable('translation_files')
     .set({ draft_content: null, draft_updated_at: sql<Date>`now()`, draft_updated_by: JSON.stringify(actor) })
     .where('workspace_id', '=', workspaceId)
@@ -73,4 +103,15 @@ export async function markTranslationDeleted(db: Db, workspaceId: number, filena
     .returning('filename')
     .executeTakeFirst();
   return marked !== undefined;
+}
+
+/** The committed content of the workspace's translation files in the given locales (one statement). */
+export function findLiveTranslations(db: Db, workspaceId: number, locales: string[]) {
+  return db
+    .selectFrom('translation_files')
+    .select(['locale', 'namespace', sql<Record<string, unknown>>`live_content`.as('content')])
+    .where('workspace_id', '=', workspaceId)
+    .where('locale', 'in', locales)
+    .where('live_content', 'is not', null)
+    .execute();
 }

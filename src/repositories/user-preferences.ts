@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { CategoryUpdate, ChannelUpdate } from '../preferences/update-input.js';
+import type { Db, Trx } from '../db/database.js';
+import type { CategoryUpdate, ChannelUpdate } from '../domain/preference-updates.js';
 
 /**
  * Users' preference rows, per (user, tenant). Writers lock the users first (users.ts lock order),
@@ -8,10 +8,17 @@ import type { CategoryUpdate, ChannelUpdate } from '../preferences/update-input.
  */
 
 /** The user ids as a relation of one bigint column: the same SQL on both engines, whatever their number. */
-const userIdList = (userIds: number[]) => sql`(select value::bigint as id from jsonb_array_elements_text(${JSON.stringify(userIds)}::jsonb) as ids(value))`;
+const userIdList = (userIds: number[]) =>
+  sql`(select value::bigint as id from jsonb_array_elements_text(${JSON.stringify(userIds)}::jsonb) as ids(value))`;
 
 /** Sets the named channels' restriction for every user, in one statement. */
-export async function upsertChannelPreferences(trx: Db, workspaceId: number, tenantId: string, userIds: number[], channels: ChannelUpdate[]) {
+export async function upsertChannelPreferences(
+  trx: Trx,
+  workspaceId: number,
+  tenantId: string,
+  userIds: number[],
+  channels: ChannelUpdate[],
+) {
   if (userIds.length === 0 || channels.length === 0) return;
   await sql`
     insert into user_channel_preferences (user_id, workspace_id, tenant_id, channel, is_restricted)
@@ -19,7 +26,9 @@ export async function upsertChannelPreferences(trx: Db, workspaceId: number, ten
     from ${userIdList(userIds)} as u
     cross join jsonb_to_recordset(${JSON.stringify(channels)}::jsonb) as c(channel text, is_restricted boolean)
     order by u.id, c.channel
-    on conflict (user_id, tenant_id, channel) do update set is_restricted = excluded.is_restricted, updated_at = now()`.execute(trx);
+    on conflict (user_id, tenant_id, channel) do update set is_restricted = excluded.is_restricted, updated_at = now()`.execute(
+    trx,
+  );
 }
 
 /**
@@ -29,9 +38,16 @@ export async function upsertChannelPreferences(trx: Db, workspaceId: number, ten
  * see how short the JSON lists are, merged against every row of the tenant (23 ms instead of 4 ms
  * for 100 users in a tenant of 60,000 choices, BENCHMARKS.md); `limit 1` keeps it from flattening.
  */
-export async function upsertCategoryPreferences(trx: Db, workspaceId: number, tenantId: string, userIds: number[], categories: CategoryUpdate[]) {
+export async function upsertCategoryPreferences(
+  trx: Trx,
+  workspaceId: number,
+  tenantId: string,
+  userIds: number[],
+  categories: CategoryUpdate[],
+) {
   if (userIds.length === 0 || categories.length === 0) return;
-  const pick = (field: string, fallback: string) => sql`case when c.named ? ${field} then c.${sql.ref(field)} else coalesce(e.${sql.ref(field)}, ${sql.raw(fallback)}) end`;
+  const pick = (field: string, fallback: string) =>
+    sql`case when c.named ? ${field} then c.${sql.ref(field)} else coalesce(e.${sql.ref(field)}, ${sql.raw(fallback)}) end`;
   await sql`
     insert into user_category_preferences
       (user_id, workspace_id, tenant_id, category, preference, opt_in_channels, opt_out_channels, digest_schedule, properties)
@@ -56,7 +72,12 @@ export async function upsertCategoryPreferences(trx: Db, workspaceId: number, te
 /** A user's stored choices and channel restrictions in one tenant. */
 export async function findPreferenceRows(db: Db, userId: number, tenantId: string) {
   const [channels, categories] = await Promise.all([
-    db.selectFrom('user_channel_preferences').select(['channel', 'is_restricted']).where('user_id', '=', userId).where('tenant_id', '=', tenantId).execute(),
+    db
+      .selectFrom('user_channel_preferences')
+      .select(['channel', 'is_restricted'])
+      .where('user_id', '=', userId)
+      .where('tenant_id', '=', tenantId)
+      .execute(),
     db
       .selectFrom('user_category_preferences')
       .select(['category', 'preference', 'opt_in_channels', 'opt_out_channels', 'digest_schedule', 'properties'])
@@ -68,9 +89,17 @@ export async function findPreferenceRows(db: Db, userId: number, tenantId: strin
 }
 
 /** Forgets the users' channel restrictions and/or category choices in one tenant: one statement each. */
-export async function deletePreferences(trx: Db, tenantId: string, userIds: number[], what: { channels: boolean; categories: boolean }) {
+export async function deletePreferences(
+  trx: Trx,
+  tenantId: string,
+  userIds: number[],
+  what: { channels: boolean; categories: boolean },
+) {
   if (userIds.length === 0) return;
-  const tables = [...(what.channels ? ['user_channel_preferences' as const] : []), ...(what.categories ? ['user_category_preferences' as const] : [])];
+  const tables = [
+    ...(what.channels ? ['user_channel_preferences' as const] : []),
+    ...(what.categories ? ['user_category_preferences' as const] : []),
+  ];
   for (const table of tables) {
     await trx.deleteFrom(table).where('user_id', 'in', userIds).where('tenant_id', '=', tenantId).execute();
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
 import { saveStates, type StateWrite } from './entity-states.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
@@ -17,7 +17,11 @@ export interface UserRow {
 
 const selectUserByDistinctId = reusableQuery(
   (db, workspaceId: number, distinctId: string) =>
-    db.selectFrom('users').select(USER_COLUMNS).where('workspace_id', '=', workspaceId).where('distinct_id', '=', distinctId),
+    db
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where('distinct_id', '=', distinctId),
   [-1, '\u0000placeholder'],
 );
 
@@ -26,14 +30,15 @@ export async function findUserByDistinctId(db: Db, workspaceId: number, distinct
 }
 
 /** A JSON list as rows of one text column: the same SQL on both engines, whatever the list length. */
-const textList = (values: string[]) => sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
+const textList = (values: string[]) =>
+  sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
 
 /**
  * Locks the named users for update. Every path locks users in distinct_id order (the database's
  * collation), so concurrent batches, edits and deletions never deadlock on them.
  * Users that do not exist are absent from the result. One statement.
  */
-export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
+export function lockUsers(trx: Trx, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
   return trx
     .selectFrom('users')
     .select(USER_COLUMNS)
@@ -48,26 +53,39 @@ export function lockUsers(trx: Db, workspaceId: number, distinctIds: string[]): 
  * Creates the named users that do not exist yet and locks all of them, in one statement: the
  * no-op DO UPDATE both returns and locks users that already existed. `inserted` tells them apart.
  */
-export function createAndLockUsers(trx: Db, workspaceId: number, distinctIds: string[]): Promise<(UserRow & { inserted: boolean })[]> {
+export function createAndLockUsers(
+  trx: Trx,
+  workspaceId: number,
+  distinctIds: string[],
+): Promise<(UserRow & { inserted: boolean })[]> {
   const unique = [...new Set(distinctIds)];
   return trx
     .insertInto('users')
     .columns(['workspace_id', 'distinct_id'])
-    .expression(sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) as ids(value) order by value`)
+    .expression(
+      sql`select ${workspaceId}::integer, value from jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) as ids(value) order by value`,
+    )
     .onConflict((oc) => oc.columns(['workspace_id', 'distinct_id']).doUpdateSet({ updated_at: sql`users.updated_at` }))
     .returning([...USER_COLUMNS, sql<boolean>`xmax = 0`.as('inserted')])
     .execute();
 }
 
 /** Writes new user states back in one statement (see saveStates). */
-export const saveUserStates = (trx: Db, states: StateWrite[]) => saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
+export const saveUserStates = (trx: Trx, states: StateWrite[]) =>
+  saveStates<UserRow>(trx, 'users', USER_COLUMNS, states);
 
 /** Deletes users (their subscriptions and other dependent rows cascade), locking them in distinct_id order first. */
 export async function deleteUsers(db: Db, workspaceId: number, distinctIds: string[]): Promise<number> {
   const result = await db
     .deleteFrom('users')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('users').select('id').where('workspace_id', '=', workspaceId).where('distinct_id', 'in', textList(distinctIds)).orderBy('distinct_id').forUpdate(),
+      eb
+        .selectFrom('users')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('distinct_id', 'in', textList(distinctIds))
+        .orderBy('distinct_id')
+        .forUpdate(),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);

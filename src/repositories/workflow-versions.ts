@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn, WorkflowVersionsTable } from '../db/types.js';
 import { WORKFLOW_COLUMNS } from './workflows.js';
 
@@ -8,12 +8,25 @@ export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
 export type WorkflowVersionRecord = Omit<WorkflowVersionRow, 'committed_at'> & { committed_at: Date | string };
 
 const VERSION_COLUMNS = [
-  'workflow_id', 'version_no', 'name', 'description', 'category', 'trigger_type', 'trigger_events', 'tags', 'tree',
-  'commit_message', 'committed_at', 'committed_by',
+  'workflow_id',
+  'version_no',
+  'name',
+  'description',
+  'category',
+  'trigger_type',
+  'trigger_events',
+  'tags',
+  'tree',
+  'commit_message',
+  'committed_at',
+  'committed_by',
 ] as const;
 
 /** The version that is live, or undefined for a workflow never committed. */
-export async function findLiveWorkflowVersion(db: Db, workflow: { id: number; live_version_no: number | null }): Promise<WorkflowVersionRow | undefined> {
+export async function findLiveWorkflowVersion(
+  db: Db,
+  workflow: { id: number; live_version_no: number | null },
+): Promise<WorkflowVersionRow | undefined> {
   if (workflow.live_version_no === null) return undefined;
   return db
     .selectFrom('workflow_versions')
@@ -27,17 +40,41 @@ export async function findLiveWorkflowVersion(db: Db, workflow: { id: number; li
  * Snapshots the draft as the next version and points the workflow at it. The (workflow_id,
  * version_no) primary key turns a racing commit that computed the same number into an error.
  */
-export async function commitWorkflowDraft(db: Db, workflowId: number, input: { commitMessage: string | null; actor: ActorColumn | null }) {
-  const version = await db
+export async function commitWorkflowDraft(
+  trx: Trx,
+  workflowId: number,
+  input: { commitMessage: string | null; actor: ActorColumn | null },
+) {
+  const version = await trx
     .insertInto('workflow_versions')
-    .columns(['workflow_id', 'version_no', 'name', 'description', 'category', 'trigger_type', 'trigger_events', 'tags', 'tree', 'commit_message', 'committed_by'])
+    .columns([
+      'workflow_id',
+      'version_no',
+      'name',
+      'description',
+      'category',
+      'trigger_type',
+      'trigger_events',
+      'tags',
+      'tree',
+      'commit_message',
+      'committed_by',
+    ])
     .expression((eb) =>
       eb
         .selectFrom('workflows')
         .select([
           'id',
-          sql<number>`(select coalesce(max(v.version_no), 0) + 1 from workflow_versions v where v.workflow_id = workflows.id)`.as('version_no'),
-          'name', 'description', 'category', 'trigger_type', 'trigger_events', 'tags', 'tree',
+          sql<number>`(select coalesce(max(v.version_no), 0) + 1 from workflow_versions v where v.workflow_id = workflows.id)`.as(
+            'version_no',
+          ),
+          'name',
+          'description',
+          'category',
+          'trigger_type',
+          'trigger_events',
+          'tags',
+          'tree',
           sql<string | null>`${input.commitMessage}::text`.as('commit_message'),
           sql`${JSON.stringify(input.actor)}::jsonb`.as('committed_by'),
         ])
@@ -45,7 +82,7 @@ export async function commitWorkflowDraft(db: Db, workflowId: number, input: { c
     )
     .returning(VERSION_COLUMNS)
     .executeTakeFirstOrThrow();
-  const workflow = await db
+  const workflow = await trx
     .updateTable('workflows')
     .set({ live_version_no: version.version_no })
     .where('id', '=', workflowId)
@@ -68,7 +105,9 @@ export async function listWorkflows(db: Db, workspaceId: number, mode: 'draft' |
   const [rows, total] = await Promise.all([
     base
       .leftJoin('workflow_versions', (join) =>
-        join.onRef('workflow_versions.workflow_id', '=', 'workflows.id').onRef('workflow_versions.version_no', '=', 'workflows.live_version_no'),
+        join
+          .onRef('workflow_versions.workflow_id', '=', 'workflows.id')
+          .onRef('workflow_versions.version_no', '=', 'workflows.live_version_no'),
       )
       .select(WORKFLOW_COLUMNS.map((column) => `workflows.${column}` as const))
       // The live version as one JSON value (null in draft mode before a first commit).
@@ -79,5 +118,8 @@ export async function listWorkflows(db: Db, workspaceId: number, mode: 'draft' |
       .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: rows.map(({ live, ...workflow }) => ({ workflow, live: live as WorkflowVersionRecord | null })), count: Number(total.count) };
+  return {
+    rows: rows.map(({ live, ...workflow }) => ({ workflow, live: live as WorkflowVersionRecord | null })),
+    count: Number(total.count),
+  };
 }

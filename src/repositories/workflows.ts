@@ -6,13 +6,35 @@ import type { WorkflowContent } from '../schemas/workflows.js';
 export type WorkflowRow = Omit<Selectable<WorkflowsTable>, 'workspace_id'>;
 
 export const WORKFLOW_COLUMNS = [
-  'id', 'slug', 'is_enabled', 'name', 'description', 'category', 'trigger_type', 'trigger_events', 'tags', 'tree',
-  'live_version_no', 'created_at', 'updated_at', 'updated_by', 'last_executed_at',
+  'id',
+  'slug',
+  'is_enabled',
+  'name',
+  'description',
+  'category',
+  'trigger_type',
+  'trigger_events',
+  'tags',
+  'tree',
+  'live_version_no',
+  'created_at',
+  'updated_at',
+  'updated_by',
+  'last_executed_at',
 ] as const;
 
 /** The workflow row is its draft; `lock` holds it until the transaction ends, so commits serialize. */
-export async function findWorkflow(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}): Promise<WorkflowRow | undefined> {
-  let query = db.selectFrom('workflows').select(WORKFLOW_COLUMNS).where('workspace_id', '=', workspaceId).where('slug', '=', slug);
+export async function findWorkflow(
+  db: Db,
+  workspaceId: number,
+  slug: string,
+  options: { lock?: boolean } = {},
+): Promise<WorkflowRow | undefined> {
+  let query = db
+    .selectFrom('workflows')
+    .select(WORKFLOW_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug);
   if (options.lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -39,13 +61,21 @@ export function upsertWorkflowDraft(
     .insertInto('workflows')
     .values({ workspace_id: workspaceId, slug: input.slug, is_enabled: input.isEnabled ?? true, ...values })
     .onConflict((oc) =>
-      oc.columns(['workspace_id', 'slug']).doUpdateSet(input.isEnabled === undefined ? values : { ...values, is_enabled: input.isEnabled }),
+      oc
+        .columns(['workspace_id', 'slug'])
+        .doUpdateSet(input.isEnabled === undefined ? values : { ...values, is_enabled: input.isEnabled }),
     )
     .returning(WORKFLOW_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
-export function setWorkflowEnabled(db: Db, workspaceId: number, slug: string, isEnabled: boolean, actor: ActorColumn | null) {
+export function setWorkflowEnabled(
+  db: Db,
+  workspaceId: number,
+  slug: string,
+  isEnabled: boolean,
+  actor: ActorColumn | null,
+) {
   return db
     .updateTable('workflows')
     .set({ is_enabled: isEnabled, updated_at: sql<Date>`now()`, updated_by: JSON.stringify(actor) })
@@ -57,7 +87,12 @@ export function setWorkflowEnabled(db: Db, workspaceId: number, slug: string, is
 
 /** Permanent: the draft, the live version and the history go together (versions cascade). */
 export async function deleteWorkflow(db: Db, workspaceId: number, slug: string): Promise<boolean> {
-  const row = await db.deleteFrom('workflows').where('workspace_id', '=', workspaceId).where('slug', '=', slug).returning('id').executeTakeFirst();
+  const row = await db
+    .deleteFrom('workflows')
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug)
+    .returning('id')
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -66,7 +101,9 @@ export async function findCategoriesOfEnabledLiveWorkflows(db: Db, workspaceId: 
   const rows = await db
     .selectFrom('workflows')
     .innerJoin('workflow_versions', (join) =>
-      join.onRef('workflow_versions.workflow_id', '=', 'workflows.id').onRef('workflow_versions.version_no', '=', 'workflows.live_version_no'),
+      join
+        .onRef('workflow_versions.workflow_id', '=', 'workflows.id')
+        .onRef('workflow_versions.version_no', '=', 'workflows.live_version_no'),
     )
     .select('workflow_versions.category')
     .distinct()

@@ -1,16 +1,29 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import type { SecretBox } from '../auth/secret-box.js';
-import { prefixedId, randomToken } from '../auth/tokens.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { randomToken } from '../crypto/tokens.js';
+import { prefixedId } from '../ids.js';
+import { WORKSPACE_KEY_ID_PREFIX } from '../schemas/identifiers.js';
 import { conflict } from '../errors.js';
 import { WORKSPACE_COLUMNS } from './workspaces.js';
 
-export const WORKSPACE_KEY_ID_PREFIX = 'ws_key_';
-
 export const WORKSPACE_KEY_COLUMNS = [
-  'id', 'workspace_id', 'name', 'key', 'secret_ciphertext', 'is_default', 'is_active', 'is_deleted', 'allowed_domains',
-  'created_at', 'created_by', 'rotated_at', 'rotated_by', 'deleted_at', 'deleted_by',
+  'id',
+  'workspace_id',
+  'name',
+  'key',
+  'secret_ciphertext',
+  'is_default',
+  'is_active',
+  'is_deleted',
+  'allowed_domains',
+  'created_at',
+  'created_by',
+  'rotated_at',
+  'rotated_by',
+  'deleted_at',
+  'deleted_by',
 ] as const;
 
 export const newWorkspaceSecret = () => randomToken('wss_');
@@ -23,7 +36,13 @@ export const newWorkspaceSecret = () => randomToken('wss_');
 export async function createWorkspaceKey(
   db: Db,
   box: SecretBox,
-  input: { workspaceId: number; name: string; isDefault: boolean; allowedDomains?: string[]; createdBy: ActorColumn | null },
+  input: {
+    workspaceId: number;
+    name: string;
+    isDefault: boolean;
+    allowedDomains?: string[];
+    createdBy: ActorColumn | null;
+  },
 ) {
   const secret = newWorkspaceSecret();
   const row = await db
@@ -41,7 +60,8 @@ export async function createWorkspaceKey(
     .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
     .returning(WORKSPACE_KEY_COLUMNS)
     .executeTakeFirst();
-  if (!row) throw conflict(`a workspace key named '${input.name}' already exists in this workspace`, { name: 'is taken' });
+  if (!row)
+    throw conflict(`a workspace key named '${input.name}' already exists in this workspace`, { name: 'is taken' });
   return { ...row, secret };
 }
 
@@ -49,7 +69,14 @@ export async function createWorkspaceKey(
 export async function listWorkspaceKeys(db: Db, workspaceId: number, page: { limit: number; offset: number }) {
   const scope = db.selectFrom('workspace_keys').where('workspace_id', '=', workspaceId);
   const [rows, total] = await Promise.all([
-    scope.select(WORKSPACE_KEY_COLUMNS).orderBy('is_default', 'desc').orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    scope
+      .select(WORKSPACE_KEY_COLUMNS)
+      .orderBy('is_default', 'desc')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     scope.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };
@@ -74,7 +101,11 @@ export function findAuthenticatingWorkspaceKey(db: Db, key: string) {
   return db
     .selectFrom('workspace_keys')
     .innerJoin('workspaces', 'workspaces.id', 'workspace_keys.workspace_id')
-    .select(['workspace_keys.id as workspace_key_id', 'workspace_keys.secret_ciphertext', ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const)])
+    .select([
+      'workspace_keys.id as workspace_key_id',
+      'workspace_keys.secret_ciphertext',
+      ...WORKSPACE_COLUMNS.map((c) => `workspaces.${c}` as const),
+    ])
     .where('workspace_keys.key', '=', key)
     .where('workspace_keys.is_active', '=', true)
     .where('workspace_keys.is_deleted', '=', false)
@@ -87,12 +118,24 @@ export function findAuthenticatingWorkspaceKey(db: Db, key: string) {
  * what it wrote. `undefined` means no live pair matched (unknown, deleted, or — for delete — default).
  */
 const updateLivePair = (db: Db, workspaceId: number, id: string) =>
-  db.updateTable('workspace_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).where('is_deleted', '=', false);
+  db
+    .updateTable('workspace_keys')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('is_deleted', '=', false);
 
 /** A new secret, same key. The old secret stops authenticating as soon as this commits. */
-export function rotateWorkspaceKeySecret(db: Db, box: SecretBox, input: { workspaceId: number; id: string; rotatedBy: ActorColumn | null }) {
+export function rotateWorkspaceKeySecret(
+  db: Db,
+  box: SecretBox,
+  input: { workspaceId: number; id: string; rotatedBy: ActorColumn | null },
+) {
   return updateLivePair(db, input.workspaceId, input.id)
-    .set({ secret_ciphertext: box.encrypt(newWorkspaceSecret()), rotated_at: sql<Date>`now()`, rotated_by: JSON.stringify(input.rotatedBy) })
+    .set({
+      secret_ciphertext: box.encrypt(newWorkspaceSecret()),
+      rotated_at: sql<Date>`now()`,
+      rotated_by: JSON.stringify(input.rotatedBy),
+    })
     .returning(WORKSPACE_KEY_COLUMNS)
     .executeTakeFirst();
 }
@@ -101,7 +144,12 @@ export function rotateWorkspaceKeySecret(db: Db, box: SecretBox, input: { worksp
 export function deleteWorkspaceKey(db: Db, input: { workspaceId: number; id: string; deletedBy: ActorColumn | null }) {
   return updateLivePair(db, input.workspaceId, input.id)
     .where('is_default', '=', false)
-    .set({ is_deleted: true, is_active: false, deleted_at: sql<Date>`now()`, deleted_by: JSON.stringify(input.deletedBy) })
+    .set({
+      is_deleted: true,
+      is_active: false,
+      deleted_at: sql<Date>`now()`,
+      deleted_by: JSON.stringify(input.deletedBy),
+    })
     .returning('id')
     .executeTakeFirst();
 }
@@ -112,4 +160,14 @@ export function setWorkspaceKeyActive(db: Db, input: { workspaceId: number; id: 
     .set({ is_active: input.isActive })
     .returning(WORKSPACE_KEY_COLUMNS)
     .executeTakeFirst();
+}
+
+/** The workspace's default pair: every workspace has exactly one. */
+export function findDefaultWorkspaceKey(db: Db, workspaceId: number) {
+  return db
+    .selectFrom('workspace_keys')
+    .select(['key', 'secret_ciphertext'])
+    .where('workspace_id', '=', workspaceId)
+    .where('is_default', '=', true)
+    .executeTakeFirstOrThrow();
 }

@@ -7,7 +7,10 @@ export function findWorkspaceBySlug(db: Db, slug: string): Promise<Workspace | u
   return db.selectFrom('workspaces').select(WORKSPACE_COLUMNS).where('slug', '=', slug).executeTakeFirst();
 }
 
-export function insertWorkspace(db: Db, input: { slug: string; name: string; description?: string | null }): Promise<Workspace> {
+export function insertWorkspace(
+  db: Db,
+  input: { slug: string; name: string; description?: string | null },
+): Promise<Workspace> {
   return db
     .insertInto('workspaces')
     .values({ slug: input.slug, name: input.name, description: input.description ?? null })
@@ -18,12 +21,18 @@ export function insertWorkspace(db: Db, input: { slug: string; name: string; des
 export async function listWorkspaces(db: Db, page: { limit: number; offset: number }) {
   const [rows, total] = await Promise.all([
     db.selectFrom('workspaces').select(WORKSPACE_COLUMNS).orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('workspaces')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };
 }
 
 export async function countWorkspaces(db: Db): Promise<number> {
-  const row = await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('workspaces')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }

@@ -1,30 +1,43 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Selectable } from 'kysely';
-import type { ApiKeysTable } from '../db/types.js';
-import { ActorSchema, iso, isoOrNull, Nullable, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { ActorSchema, Nullable, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { API_KEY_ID_PREFIX, prefixedIdPattern } from './identifiers.js';
 
 export const ApiKeySchema = Type.Object(
   {
-    id: Type.String({ pattern: '^ws_apik_[0-9A-HJKMNP-TV-Z]{26}$' }),
+    id: Type.String({ pattern: prefixedIdPattern(API_KEY_ID_PREFIX) }),
     name: Type.String(),
     description: Nullable(Type.String()),
-    masked_api_key: Type.String({ description: 'Not sensitive: the key’s prefix and last four characters, the rest hidden' }),
-    is_deleted: Type.Boolean({ description: 'true once the key is disabled; a disabled key never authenticates again' }),
+    masked_api_key: Type.String({
+      description: 'Not sensitive: the key’s prefix and last four characters, the rest hidden',
+    }),
+    is_deleted: Type.Boolean({
+      description: 'true once the key is disabled; a disabled key never authenticates again',
+    }),
     created_at: Timestamp,
     created_by: ref(ActorSchema),
     deleted_at: Nullable(Timestamp),
     deleted_by: ref(ActorSchema),
   },
-  { $id: 'ApiKey', title: 'API key', description: 'Base-surface credential (`Authorization: Bearer <api_key>`), as listed: masked only.' },
+  {
+    $id: 'ApiKey',
+    title: 'API key',
+    description: 'Base-surface credential (`Authorization: Bearer <api_key>`), as listed: masked only.',
+  },
 );
 export type ApiKey = Static<typeof ApiKeySchema>;
 
 export const CreatedApiKeySchema = Type.Object(
   {
     ...ApiKeySchema.properties,
-    api_key: Type.String({ description: 'Sensitive. The full key, shown in this response and never again (only its hash is stored).' }),
+    api_key: Type.String({
+      description: 'Sensitive. The full key, shown in this response and never again (only its hash is stored).',
+    }),
   },
-  { $id: 'CreatedApiKey', title: 'Created API key', description: 'The one response that carries the full API key: treat it as sensitive.' },
+  {
+    $id: 'CreatedApiKey',
+    title: 'Created API key',
+    description: 'The one response that carries the full API key: treat it as sensitive.',
+  },
 );
 
 export const CreateApiKeyBodySchema = Type.Object(
@@ -39,17 +52,3 @@ export const ApiKeyParamsSchema = Type.Object({
   ...WorkspaceParamsSchema.properties,
   api_key_id: Type.String({ description: 'API key id: `ws_apik_` + ULID; any other value is not found (404)' }),
 });
-
-export function presentApiKey(row: Omit<Selectable<ApiKeysTable>, 'workspace_id' | 'key_hash'>): ApiKey {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    masked_api_key: row.masked_key,
-    is_deleted: row.deleted_at !== null,
-    created_at: iso(row.created_at),
-    created_by: row.created_by ?? null,
-    deleted_at: isoOrNull(row.deleted_at),
-    deleted_by: row.deleted_by ?? null,
-  };
-}

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { WORKSPACE_SLUG_MAX_LENGTH } from './identifiers.js';
 
 /** A `$ref` to a schema registered once with `addSchema`, typed as the schema it points to. */
 export const ref = <T extends TSchema & { $id?: string }>(schema: T) =>
@@ -13,7 +14,9 @@ export const ref = <T extends TSchema & { $id?: string }>(schema: T) =>
  */
 export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>(
-    typeof schema.type === 'string' && schema.$ref === undefined ? { ...JSON.parse(JSON.stringify(schema)), type: [schema.type, 'null'] } : Type.Union([schema, Type.Null()]),
+    typeof schema.type === 'string' && schema.$ref === undefined
+      ? { ...JSON.parse(JSON.stringify(schema)), type: [schema.type, 'null'] }
+      : Type.Union([schema, Type.Null()]),
   );
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 with offset' });
@@ -37,10 +40,11 @@ export const ShortErrorSchema = Type.Object(
   { $id: 'ShortError', title: 'Short error' },
 );
 
-export const ActorSchema = Type.Union(
-  [Type.Object({ name: Type.String(), email: Type.String() }), Type.Null()],
-  { $id: 'Actor', title: 'Actor', description: 'Who made the change; null when no actor is recorded' },
-);
+export const ActorSchema = Type.Union([Type.Object({ name: Type.String(), email: Type.String() }), Type.Null()], {
+  $id: 'Actor',
+  title: 'Actor',
+  description: 'Who made the change; null when no actor is recorded',
+});
 export type Actor = Static<typeof ActorSchema>;
 
 export const ListMetaSchema = Type.Object(
@@ -61,9 +65,8 @@ export const offsetList = <T extends TSchema>(item: T) =>
   Type.Object({ meta: ref(ListMetaSchema), results: Type.Array(item) });
 
 export const WorkspaceParamsSchema = Type.Object({
-  workspace: Type.String({ minLength: 1, maxLength: 64, description: 'workspace slug' }),
+  workspace: Type.String({ minLength: 1, maxLength: WORKSPACE_SLUG_MAX_LENGTH, description: 'workspace slug' }),
 });
-
 
 const errorResponses = (schema: TSchema, statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, schema]));
@@ -71,7 +74,10 @@ const errorResponses = (schema: TSchema, statuses: number[]) =>
 /** The 4xx/5xx responses every route documents, in the route's error shape. */
 export const fullErrors = (...statuses: number[]) => errorResponses(ref(FullErrorSchema), statuses);
 export const shortErrors = (...statuses: number[]) => errorResponses(ref(ShortErrorSchema), statuses);
+/** The error statuses a route documents; their shape is its subtree's (http/error-shape.ts: withErrorShape). */
+export const errors = fullErrors;
 
 /** Dates leave the API as ISO 8601 with an explicit offset, as the hosted platform writes them. */
-export const iso = (date: Date | string) => (typeof date === 'string' ? new Date(date) : date).toISOString().replace('Z', '+00:00');
+export const iso = (date: Date | string) =>
+  (typeof date === 'string' ? new Date(date) : date).toISOString().replace('Z', '+00:00');
 export const isoOrNull = (date: Date | string | null) => (date === null ? null : iso(date));

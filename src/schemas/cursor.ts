@@ -1,11 +1,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, ref } from './common.js';
 
-/** compat.md cursor pagination: `?limit&before&after`, default 10, at most 1000. */
+/** docs/spec/compat.md cursor pagination: `?limit&before&after`, default 10, at most 1000. */
 export const CursorQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-  before: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'opaque cursor from meta.before: the page before it' })),
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'opaque cursor from meta.after: the page after it' })),
+  before: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, description: 'opaque cursor from meta.before: the page before it' }),
+  ),
+  after: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, description: 'opaque cursor from meta.after: the page after it' }),
+  ),
 });
 export type CursorQuery = Static<typeof CursorQuerySchema>;
 
@@ -21,4 +25,5 @@ export const CursorMetaSchema = Type.Object(
   { $id: 'CursorListMeta', title: 'Cursor list meta' },
 );
 
-export const cursorList = <T extends TSchema>(item: T) => Type.Object({ meta: ref(CursorMetaSchema), results: Type.Array(item) });
+export const cursorList = <T extends TSchema>(item: T) =>
+  Type.Object({ meta: ref(CursorMetaSchema), results: Type.Array(item) });

@@ -3,12 +3,20 @@ import { ref } from './common.js';
 import { EditOperationSchema } from './entity-operations.js';
 import { DistinctIdSchema } from './users.js';
 
-/** Event names starting with `$` or `ss_` belong to the platform (compat.md). */
+/** Event names starting with `$` or `ss_` belong to the platform (docs/spec/compat.md). */
 export const isReservedEventName = (name: string) => name.startsWith('$') || name.toLowerCase().startsWith('ss_');
 
-const InsertId = Type.String({ minLength: 1, maxLength: 256, description: 'a record sent again with the same id is stored once' });
+const InsertId = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  description: 'a record sent again with the same id is stored once',
+});
 // Up to the end of year 9999: both engines store that, and nothing later is a real event time.
-const Time = Type.Number({ minimum: 0, maximum: 253_402_300_799_999, description: 'when it happened, in milliseconds since the epoch, before year 10000 (default: now)' });
+const Time = Type.Number({
+  minimum: 0,
+  maximum: 253_402_300_799_999,
+  description: 'when it happened, in milliseconds since the epoch, before year 10000 (default: now)',
+});
 const Env = Type.String({ maxLength: 256, description: 'the workspace key the SDK was set up with (informational)' });
 
 export const TrackRecordSchema = Type.Object(
@@ -30,7 +38,10 @@ export const UserEditRecordSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     distinct_id: DistinctIdSchema,
-    $user_operations: Type.Array(ref(EditOperationSchema), { maxItems: 100, description: 'applied like PATCH /v1/user/{distinct_id}/; creates the user when missing' }),
+    $user_operations: Type.Array(ref(EditOperationSchema), {
+      maxItems: 100,
+      description: 'applied like PATCH /v1/user/{distinct_id}/; creates the user when missing',
+    }),
     properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     $insert_id: Type.Optional(InsertId),
     $time: Type.Optional(Time),
@@ -43,13 +54,18 @@ export const MAX_EVENT_RECORDS = 100;
 export const EVENT_BODY_LIMIT = 800 * 1024;
 
 const EventRecordSchema = Type.Union([TrackRecordSchema, UserEditRecordSchema]);
-export const EventsBodySchema = Type.Union([EventRecordSchema, Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_EVENT_RECORDS })], {
-  description: 'One record or a list of up to 100 (800 KB at most); a list is accepted or rejected as a whole.',
-});
+export const EventsBodySchema = Type.Union(
+  [EventRecordSchema, Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_EVENT_RECORDS })],
+  {
+    description: 'One record or a list of up to 100 (800 KB at most); a list is accepted or rejected as a whole.',
+  },
+);
 
 export const EventsAcceptedSchema = Type.Object({
   success: Type.Boolean(),
   tracked: Type.Integer({ description: 'track records stored' }),
-  duplicates: Type.Integer({ description: 'track records already stored under the same $insert_id / $idempotency_key' }),
+  duplicates: Type.Integer({
+    description: 'track records already stored under the same $insert_id / $idempotency_key',
+  }),
   user_edits: Type.Integer({ description: 'user-edit records applied' }),
 });

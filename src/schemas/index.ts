@@ -5,14 +5,36 @@ import { PreferenceCategoriesSchema } from './preference-categories.js';
 import { TranslationContentSchema, TranslationFileSchema } from './translations.js';
 import { ValidationResultSchema } from './versioning.js';
 import { WorkflowSchema } from './workflows.js';
+import {
+  BaseTemplateChannelSchema,
+  BaseTemplateSchema,
+  MockDataSchema,
+  TemplateSchema,
+  TemplateVariantSchema,
+} from './templates.js';
+import { CreatedSigningKeySchema, PublicKeySchema, SigningKeySchema } from './inbox-keys.js';
 import { CursorMetaSchema } from './cursor.js';
 import { EditOperationSchema } from './entity-operations.js';
 import { TenantSchema } from './tenants.js';
+import { BrandSchema } from './brands.js';
+import { PayloadSchemaSchema } from './payload-schemas.js';
+import { RegisteredEventSchema } from './registered-events.js';
+import { TenantCategoryPreferenceSchema, TenantPreferencesSchema } from './tenant-preferences.js';
 import { ObjectSchema } from './objects.js';
 import { SubscribedToSchema, SubscriptionSchema } from './subscriptions.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 import { WorkspaceSchema } from './workspaces.js';
 import { CategoryPreferenceSchema, UserPreferencesSchema } from './preferences.js';
+import {
+  ListSubscriberSchema,
+  SubscribedToListSchema,
+  SubscriberListSchema,
+  SubscriberListVersionSchema,
+} from './subscriber-lists.js';
+import { FailErrorSchema } from './triggers.js';
+import { MessageSchema } from './messages.js';
+import { NotificationSchema } from './feed.js';
+import { VendorSchema } from './vendors.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [
@@ -34,9 +56,30 @@ export const sharedSchemas = [
   CursorMetaSchema,
   EditOperationSchema,
   TenantSchema,
+  BrandSchema,
   ObjectSchema,
   SubscriptionSchema,
   SubscribedToSchema,
   CategoryPreferenceSchema,
   UserPreferencesSchema,
+  SubscriberListSchema,
+  SubscriberListVersionSchema,
+  ListSubscriberSchema,
+  SubscribedToListSchema,
+  TenantCategoryPreferenceSchema,
+  TenantPreferencesSchema,
+  PayloadSchemaSchema,
+  RegisteredEventSchema,
+  FailErrorSchema,
+  MessageSchema,
+  NotificationSchema,
+  VendorSchema,
+  TemplateSchema,
+  TemplateVariantSchema,
+  MockDataSchema,
+  BaseTemplateChannelSchema,
+  BaseTemplateSchema,
+  PublicKeySchema,
+  SigningKeySchema,
+  CreatedSigningKeySchema,
 ];

@@ -1,19 +1,29 @@
 import { Type } from '@sinclair/typebox';
-import type { ObjectRow } from '../repositories/objects.js';
-import { iso, Timestamp } from './common.js';
+import { Timestamp } from './common.js';
+import { ENTITY_ID_LIMITS, OBJECT_TYPE_PATTERN } from './identifiers.js';
 import { CHANNEL_KEYS } from './users.js';
 
 /** Ours: a plural namespace word — lowercase letters, digits, `_` and `-`, at most 64 characters. */
-export const ObjectTypeSchema = Type.String({ pattern: '^[a-z0-9_-]{1,64}$', description: 'plural namespace word, e.g. teams, organizations' });
+export const ObjectTypeSchema = Type.String({
+  pattern: OBJECT_TYPE_PATTERN,
+  description: 'plural namespace word, e.g. teams, organizations',
+});
 /** Ours: like a distinct_id, 1 to 256 characters, not only spaces, case-sensitive. */
-export const ObjectIdSchema = Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the object's identifier in the caller's system" });
+export const ObjectIdSchema = Type.String({
+  ...ENTITY_ID_LIMITS,
+  description: "the object's identifier in the caller's system",
+});
 
 export const ObjectTypeParamsSchema = Type.Object({ object_type: ObjectTypeSchema });
 export const ObjectParamsSchema = Type.Object({ object_type: ObjectTypeSchema, id: ObjectIdSchema });
 
-export const BulkDeleteObjectsBodySchema = Type.Object({ object_ids: Type.Array(ObjectIdSchema, { minItems: 1, maxItems: 1000 }) });
+export const BulkDeleteObjectsBodySchema = Type.Object({
+  object_ids: Type.Array(ObjectIdSchema, { minItems: 1, maxItems: 1000 }),
+});
 
-const channelArrays = Object.fromEntries(CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.Array(Type.Ref('ChannelEntry')))]));
+const channelArrays = Object.fromEntries(
+  CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.Array(Type.Ref('ChannelEntry')))]),
+);
 
 export const ObjectSchema = Type.Object(
   {
@@ -34,26 +44,4 @@ export const ObjectSummarySchema = Type.Object({
   object_type: Type.String(),
   subscriptions_count: Type.Integer(),
   updated_at: Timestamp,
-});
-
-export const objectLabel = (ref: { objectType: string; objectId: string }) => `${ref.objectType}/${ref.objectId}`;
-
-export function presentObject(row: ObjectRow) {
-  const channels = Object.fromEntries(Object.entries(row.channels).filter(([, entries]) => entries.length > 0));
-  return {
-    object_type: row.object_type,
-    id: row.object_id,
-    subscriptions_count: row.subscriptions_count,
-    properties: row.properties,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    ...channels,
-  };
-}
-
-export const summarizeObject = (row: Pick<ObjectRow, 'object_type' | 'object_id' | 'subscriptions_count' | 'updated_at'>) => ({
-  id: row.object_id,
-  object_type: row.object_type,
-  subscriptions_count: row.subscriptions_count,
-  updated_at: iso(row.updated_at),
 });

@@ -1,12 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { surfaceUrls, type Config } from '../config.js';
-import { ActorSchema, isoOrNull, Nullable, ref, Timestamp } from './common.js';
-import { CommitQuerySchema, modeQuery, ValidationResultSchema, type ValidationResult } from './versioning.js';
+import { CATEGORY_SLUG_MAX_LENGTH, CATEGORY_SLUG_PATTERN } from './identifiers.js';
+import { ActorSchema, Nullable, ref, Timestamp } from './common.js';
+import { CommitQuerySchema, modeQuery, ValidationResultSchema } from './versioning.js';
 
 export const ROOT_CATEGORIES = ['system', 'transactional', 'promotional'] as const;
 export const DEFAULT_PREFERENCES = ['opt_in', 'opt_out', 'cant_unsubscribe'] as const;
-export const CATEGORY_SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
-export const CATEGORY_SLUG_MAX_LENGTH = 64;
 
 /** Where Herald serves the JSON Schema of a definition, relative to the management URL. */
 export const PREFERENCE_CATEGORY_SCHEMA_PATH = '/v1/schemas/preference_category.json';
@@ -26,11 +25,17 @@ export function rootCategoriesSchema(strict: boolean) {
   const Category = Type.Object(
     {
       category: strict
-        ? Type.String({ pattern: CATEGORY_SLUG_PATTERN, maxLength: CATEGORY_SLUG_MAX_LENGTH, description: 'slug, unique in the whole definition' })
+        ? Type.String({
+            pattern: CATEGORY_SLUG_PATTERN,
+            maxLength: CATEGORY_SLUG_MAX_LENGTH,
+            description: 'slug, unique in the whole definition',
+          })
         : Type.String({ maxLength: 1000, description: 'slug, unique in the whole definition' }),
       name: Type.String({ maxLength: 1000 }),
       description: optionalNullable(Type.String()),
-      default_preference: strict ? Type.String({ enum: [...DEFAULT_PREFERENCES] }) : Type.String({ description: DEFAULT_PREFERENCES.join(', ') }),
+      default_preference: strict
+        ? Type.String({ enum: [...DEFAULT_PREFERENCES] })
+        : Type.String({ description: DEFAULT_PREFERENCES.join(', ') }),
       default_mandatory_channels: optionalNullable(Type.Array(Type.String())),
       default_opt_in_channels: optionalNullable(Type.Array(Type.String())),
       digest_schedule: optionalNullable(Type.Object({}, Open)),
@@ -50,7 +55,9 @@ export function rootCategoriesSchema(strict: boolean) {
   );
   const Root = Type.Object(
     {
-      root_category: strict ? Type.String({ enum: [...ROOT_CATEGORIES] }) : Type.String({ description: ROOT_CATEGORIES.join(', ') }),
+      root_category: strict
+        ? Type.String({ enum: [...ROOT_CATEGORIES] })
+        : Type.String({ description: ROOT_CATEGORIES.join(', ') }),
       sections: Type.Optional(Type.Array(Section, { default: [] })),
     },
     Open,
@@ -71,7 +78,9 @@ export const PreferenceCategoriesSchema = Type.Object(
   {
     $schema: Type.String({ description: 'URL of the JSON Schema of this structure, served by Herald' }),
     root_categories: RootCategoriesSchema,
-    version_no: Type.Integer({ description: 'live: the committed version (0 before the first commit); draft: the number its commit will get' }),
+    version_no: Type.Integer({
+      description: 'live: the committed version (0 before the first commit); draft: the number its commit will get',
+    }),
     status,
     validation_result: ref(ValidationResultSchema),
     commit_message: Nullable(Type.String()),
@@ -102,53 +111,9 @@ export function preferenceCategoryJsonSchema(url: string) {
     },
     { title: 'Herald preference category definition' },
   );
-  return { $schema: 'http://json-schema.org/draft-07/schema#', $id: url, ...JSON.parse(JSON.stringify(document)) } as Record<string, unknown>;
-}
-
-interface DefinitionState {
-  root_categories: RootCategories;
-  version_no: number;
-  status: 'draft' | 'active';
-  validation: ValidationResult;
-  commit_message?: string | null;
-  committed_at?: Date | null;
-  committed_by?: PreferenceCategories['committed_by'];
-  updated_at?: Date | null;
-  updated_by?: PreferenceCategories['updated_by'];
-}
-
-/** Every field present, optional ones as null, so clients see one shape whatever was sent. */
-export function normalizeRootCategories(roots: RootCategories): RootCategories {
-  return roots.map((root) => ({
-    ...root,
-    sections: (root.sections ?? []).map((section) => ({
-      ...section,
-      description: section.description ?? null,
-      tags: section.tags ?? null,
-      categories: (section.categories ?? []).map((category) => ({
-        ...category,
-        description: category.description ?? null,
-        default_mandatory_channels: category.default_mandatory_channels ?? null,
-        default_opt_in_channels: category.default_opt_in_channels ?? null,
-        digest_schedule: category.digest_schedule ?? null,
-        properties: category.properties ?? null,
-        tags: category.tags ?? null,
-      })),
-    })),
-  }));
-}
-
-export function presentPreferenceCategories(state: DefinitionState, schemaUrl: string): PreferenceCategories {
   return {
-    $schema: schemaUrl,
-    root_categories: normalizeRootCategories(state.root_categories),
-    version_no: state.version_no,
-    status: state.status,
-    validation_result: state.validation,
-    commit_message: state.commit_message ?? null,
-    committed_at: isoOrNull(state.committed_at ?? null),
-    committed_by: state.committed_by ?? null,
-    updated_at: isoOrNull(state.updated_at ?? null),
-    updated_by: state.updated_by ?? null,
-  };
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: url,
+    ...JSON.parse(JSON.stringify(document)),
+  } as Record<string, unknown>;
 }

@@ -3,7 +3,7 @@ import { Nullable, ref } from './common.js';
 import { CHANNEL_NAMES } from './tenants.js';
 import { DistinctIdSchema } from './users.js';
 
-/** The channels a preference names (compat.md, User preferences). */
+/** The channels a preference names (docs/spec/compat.md, User preferences). */
 export const PREFERENCE_CHANNELS = CHANNEL_NAMES;
 export type PreferenceChannel = (typeof PREFERENCE_CHANNELS)[number];
 
@@ -16,13 +16,20 @@ const ChannelName = Type.String({ maxLength: 64, description: channelList });
 
 /** `?tenant_id=`: the tenant whose preferences are read or written. */
 export const TenantQuerySchema = Type.Object({
-  tenant_id: Type.String({ minLength: 1, maxLength: 64, default: 'default', description: 'the default tenant when absent' }),
+  tenant_id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    default: 'default',
+    description: 'the default tenant when absent',
+  }),
 });
 
 export const ChannelPreferenceInputSchema = Type.Object(
   {
     channel: ChannelName,
-    is_restricted: Type.Boolean({ description: 'true: the channel is off for every category except cant_unsubscribe ones' }),
+    is_restricted: Type.Boolean({
+      description: 'true: the channel is off for every category except cant_unsubscribe ones',
+    }),
   },
   { additionalProperties: false },
 );
@@ -33,31 +40,51 @@ const DigestScheduleSchema = Type.Object(
     time: Type.Optional(Type.String({ maxLength: 64 })),
     dtstart: Type.Optional(Type.String({ format: 'date-time' })),
     weekdays: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { maxItems: 7 })),
-    monthdays: Type.Optional(Type.Array(Type.Object({ pos: Type.Integer(), day: Type.String({ maxLength: 16 }) }), { maxItems: 62 })),
+    monthdays: Type.Optional(
+      Type.Array(Type.Object({ pos: Type.Integer(), day: Type.String({ maxLength: 16 }) }), { maxItems: 62 }),
+    ),
   },
   { additionalProperties: true, description: 'stored as sent; other keys are kept' },
 );
 
-const PropertySchema = Type.Object({ key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Unknown() }, { additionalProperties: false });
+const PropertySchema = Type.Object(
+  { key: Type.String({ minLength: 1, maxLength: 256 }), value: Type.Unknown() },
+  { additionalProperties: false },
+);
 
 /** The fields of a category choice; each one the request names is set, the others are kept. */
 const categoryChoiceFields = {
   preference: Type.Optional(Type.String({ maxLength: 64, description: 'opt_in or opt_out' })),
-  opt_out_channels: Type.Optional(Type.Array(ChannelName, { maxItems: 64, description: 'channels off while the category is opted in' })),
-  opt_in_channels: Type.Optional(Type.Array(ChannelName, { maxItems: 64, description: 'channels on while the category is opted out' })),
+  opt_out_channels: Type.Optional(
+    Type.Array(ChannelName, { maxItems: 64, description: 'channels off while the category is opted in' }),
+  ),
+  opt_in_channels: Type.Optional(
+    Type.Array(ChannelName, { maxItems: 64, description: 'channels on while the category is opted out' }),
+  ),
   digest_schedule: Type.Optional(Nullable(DigestScheduleSchema)),
   properties: Type.Optional(Type.Array(PropertySchema, { maxItems: 100 })),
 };
 
 export const CategoryChoiceInputSchema = Type.Object(
-  { category: Type.String({ minLength: 1, maxLength: 1000, description: 'a category slug of the live preference category definition' }), ...categoryChoiceFields },
+  {
+    category: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'a category slug of the live preference category definition',
+    }),
+    ...categoryChoiceFields,
+  },
   { additionalProperties: false },
 );
 export type CategoryChoiceInput = Static<typeof CategoryChoiceInputSchema>;
 
 export const BulkPreferencesBodySchema = Type.Object(
   {
-    distinct_ids: Type.Array(DistinctIdSchema, { minItems: 1, maxItems: 100, description: '1 to 100 users; unknown ones are created' }),
+    distinct_ids: Type.Array(DistinctIdSchema, {
+      minItems: 1,
+      maxItems: 100,
+      description: '1 to 100 users; unknown ones are created',
+    }),
     channel_preferences: Type.Optional(Type.Array(ChannelPreferenceInputSchema, { maxItems: 64 })),
     categories: Type.Optional(Type.Array(CategoryChoiceInputSchema, { maxItems: 1000 })),
   },
@@ -67,7 +94,11 @@ export type BulkPreferencesBody = Static<typeof BulkPreferencesBodySchema>;
 
 export const ResetPreferencesBodySchema = Type.Object(
   {
-    distinct_ids: Type.Array(DistinctIdSchema, { minItems: 1, maxItems: 100, description: '1 to 100 users; unknown ones are skipped' }),
+    distinct_ids: Type.Array(DistinctIdSchema, {
+      minItems: 1,
+      maxItems: 100,
+      description: '1 to 100 users; unknown ones are skipped',
+    }),
     reset_channel_preferences: Type.Boolean({ default: true }),
     reset_categories: Type.Boolean({ default: true }),
   },
@@ -85,11 +116,18 @@ export const ChannelPreferencesBodySchema = Type.Object(
 );
 
 export const UserPreferenceParamsSchema = Type.Object({ distinct_id: DistinctIdSchema });
-export const CategoryParamsSchema = Type.Object({ distinct_id: DistinctIdSchema, category: Type.String({ minLength: 1, maxLength: 1000 }) });
+export const CategoryParamsSchema = Type.Object({
+  distinct_id: DistinctIdSchema,
+  category: Type.String({ minLength: 1, maxLength: 1000 }),
+});
 
 export const EvaluateQuerySchema = Type.Object({
   ...TenantQuerySchema.properties,
-  category: Type.String({ minLength: 1, maxLength: 1000, description: 'a category slug, or a root category (system, transactional, promotional)' }),
+  category: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'a category slug, or a root category (system, transactional, promotional)',
+  }),
   channel: ChannelName,
 });
 
@@ -103,27 +141,42 @@ export const CategoryPreferenceSchema = Type.Object(
     name: Type.String(),
     category: Type.String(),
     description: Nullable(Type.String()),
-    original_preference: Nullable(Type.String({ description: "the user's own choice for this tenant (opt_in or opt_out), null when none" })),
+    original_preference: Nullable(
+      Type.String({ description: "the user's own choice for this tenant (opt_in or opt_out), null when none" }),
+    ),
     preference: Type.String({ description: 'effective: opt_in or opt_out' }),
     is_editable: Type.Boolean({ description: 'false for cant_unsubscribe categories' }),
-    channels: Type.Array(Type.Object({ channel: Type.String(), preference: Type.String({ description: 'effective: opt_in or opt_out' }), is_editable: Type.Boolean() })),
+    channels: Type.Array(
+      Type.Object({
+        channel: Type.String(),
+        preference: Type.String({ description: 'effective: opt_in or opt_out' }),
+        is_editable: Type.Boolean(),
+      }),
+    ),
     opt_in_channels: Type.Array(Type.String()),
     opt_out_channels: Type.Array(Type.String()),
     digest_schedule: Nullable(Type.Record(Type.String(), Type.Unknown())),
     properties: Type.Array(Type.Object({ key: Type.String(), value: Type.Unknown() })),
   },
-  { $id: 'CategoryPreference', title: 'Category preference', description: "A category of the live definition overlaid with the user's choices for one tenant." },
+  {
+    $id: 'CategoryPreference',
+    title: 'Category preference',
+    description: "A category of the live definition overlaid with the user's choices for one tenant.",
+  },
 );
 
 export const UserPreferencesSchema = Type.Object(
   {
-    sections: Type.Array(Type.Object({ name: Nullable(Type.String()), subcategories: Type.Array(ref(CategoryPreferenceSchema)) })),
+    sections: Type.Array(
+      Type.Object({ name: Nullable(Type.String()), subcategories: Type.Array(ref(CategoryPreferenceSchema)) }),
+    ),
     channel_preferences: Type.Array(ChannelPreferenceSchema),
   },
   { $id: 'UserPreferences', title: 'User preferences' },
 );
 
 export const PREFERENCE_REASONS = [
+  'tenant_channel_blocked',
   'root_category',
   'cant_unsubscribe',
   'channel_restricted',

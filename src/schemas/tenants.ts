@@ -1,19 +1,46 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { iso, Nullable, Timestamp } from './common.js';
+import { Nullable, Timestamp } from './common.js';
 
-/** Channels a tenant can block (compat.md, User preferences). */
-export const CHANNEL_NAMES = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'inbox', 'slack', 'ms_teams'] as const;
-export const SOCIAL_LINKS = ['website', 'facebook', 'linkedin', 'twitter', 'instagram', 'medium', 'discord', 'telegram', 'youtube', 'tiktok'] as const;
+/** Channels a tenant can block (docs/spec/compat.md, User preferences). */
+export const CHANNEL_NAMES = [
+  'email',
+  'sms',
+  'whatsapp',
+  'androidpush',
+  'iospush',
+  'webpush',
+  'inbox',
+  'slack',
+  'ms_teams',
+] as const;
+export const SOCIAL_LINKS = [
+  'website',
+  'facebook',
+  'linkedin',
+  'twitter',
+  'instagram',
+  'medium',
+  'discord',
+  'telegram',
+  'youtube',
+  'tiktok',
+] as const;
 
-const Color = Nullable(Type.String({ pattern: '^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$', description: 'hex colour like #1a73e8' }));
+const Color = Nullable(
+  Type.String({ pattern: '^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$', description: 'hex colour like #1a73e8' }),
+);
 const Url = Nullable(Type.String({ minLength: 1, maxLength: 2048 }));
-const SocialLinks = Type.Object(Object.fromEntries(SOCIAL_LINKS.map((name) => [name, Type.Optional(Url)])), { additionalProperties: false });
+const SocialLinks = Type.Object(Object.fromEntries(SOCIAL_LINKS.map((name) => [name, Type.Optional(Url)])), {
+  additionalProperties: false,
+});
 
 /** Branding and settings fields, stored together in the tenant's `settings`. */
 const settingsFields = {
   logo: Type.Optional(Url),
   timezone: Type.Optional(Nullable(Type.String({ description: 'IANA time zone name' }))),
-  blocked_channels: Type.Optional(Type.Array(Type.Union(CHANNEL_NAMES.map((name) => Type.Literal(name))), { uniqueItems: true })),
+  blocked_channels: Type.Optional(
+    Type.Array(Type.Union(CHANNEL_NAMES.map((name) => Type.Literal(name))), { uniqueItems: true }),
+  ),
   embedded_preference_url: Type.Optional(Url),
   hosted_preference_domain: Type.Optional(Url),
   primary_color: Type.Optional(Color),
@@ -24,15 +51,26 @@ const settingsFields = {
 export const SETTINGS_KEYS = Object.keys(settingsFields) as (keyof typeof settingsFields)[];
 
 /** Ours: 1 to 64 characters without spaces or slashes. */
-export const TenantIdParamsSchema = Type.Object({ tenant_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\s/]+$' }) });
+export const TenantIdParamsSchema = Type.Object({
+  tenant_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\s/]+$' }),
+});
 
 export const TenantUpsertBodySchema = Type.Object(
   {
-    tenant_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'defaults to tenant_id on creation' })),
+    tenant_name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'defaults to tenant_id on creation' }),
+    ),
     ...settingsFields,
-    properties: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'merged into the stored properties at the first level' })),
+    properties: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'merged into the stored properties at the first level',
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'Fields given replace the stored ones (null clears); fields left out are kept.' },
+  {
+    additionalProperties: false,
+    description: 'Fields given replace the stored ones (null clears); fields left out are kept.',
+  },
 );
 export type TenantUpsertBody = Static<typeof TenantUpsertBodySchema>;
 
@@ -55,32 +93,3 @@ export const TenantSchema = Type.Object(
   },
   { $id: 'Tenant', title: 'Tenant' },
 );
-
-interface TenantRow {
-  tenant_id: string;
-  tenant_name: string;
-  settings: Record<string, unknown>;
-  properties: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export function presentTenant(row: TenantRow): Static<typeof TenantSchema> {
-  const setting = <T>(key: string, fallback: T) => (row.settings[key] ?? fallback) as T;
-  return {
-    tenant_id: row.tenant_id,
-    tenant_name: row.tenant_name,
-    logo: setting('logo', null),
-    timezone: setting('timezone', null),
-    blocked_channels: setting('blocked_channels', []),
-    embedded_preference_url: setting('embedded_preference_url', null),
-    hosted_preference_domain: setting('hosted_preference_domain', null),
-    primary_color: setting('primary_color', null),
-    secondary_color: setting('secondary_color', null),
-    tertiary_color: setting('tertiary_color', null),
-    social_links: setting('social_links', {}),
-    properties: row.properties,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { iso, Nullable, OffsetQuerySchema, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { Nullable, OffsetQuerySchema, Timestamp, WorkspaceParamsSchema } from './common.js';
 import { modeQuery } from './versioning.js';
 
 export const TRANSLATION_ACTIONS = ['added', 'updated', 'deleted', 'unchanged'] as const;
@@ -7,15 +7,28 @@ export type TranslationAction = (typeof TRANSLATION_ACTIONS)[number];
 
 export const TranslationParamsSchema = Type.Composite([
   WorkspaceParamsSchema,
-  Type.Object({ locale_file: Type.String({ minLength: 1, maxLength: 255, description: 'file name such as fr.json, es-MX.json or auth.en.json' }) }),
+  Type.Object({
+    locale_file: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'file name such as fr.json, es-MX.json or auth.en.json',
+    }),
+  }),
 ]);
 
 export const TranslationBodySchema = Type.Object({
-  locale: Type.Optional(Type.String({ maxLength: 255, description: "the file's locale (or its file name); must match the path" })),
-  content: Type.Record(Type.String(), Type.Unknown(), { description: 'translation keys and values; nested objects allowed' }),
+  locale: Type.Optional(
+    Type.String({ maxLength: 255, description: "the file's locale (or its file name); must match the path" }),
+  ),
+  content: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'translation keys and values; nested objects allowed',
+  }),
 });
 
-export const TranslationListQuerySchema = Type.Composite([OffsetQuerySchema, Type.Object({ mode: modeQuery('draft') })]);
+export const TranslationListQuerySchema = Type.Composite([
+  OffsetQuerySchema,
+  Type.Object({ mode: modeQuery('draft') }),
+]);
 export const TranslationModeQuerySchema = Type.Object({ mode: modeQuery('draft') });
 
 export const TranslationFileSchema = Type.Object(
@@ -23,7 +36,10 @@ export const TranslationFileSchema = Type.Object(
     filename: Type.String(),
     locale: Type.String(),
     namespace: Nullable(Type.String()),
-    action: Type.String({ enum: [...TRANSLATION_ACTIONS], description: 'draft: change against live; live: what the last commit did to the file' }),
+    action: Type.String({
+      enum: [...TRANSLATION_ACTIONS],
+      description: 'draft: change against live; live: what the last commit did to the file',
+    }),
     updated_at: Timestamp,
   },
   { $id: 'TranslationFile', title: 'Translation file' },
@@ -43,22 +59,3 @@ export const TranslationCommitSchema = Type.Object({
   meta: Type.Object({ count: Type.Integer(), limit: Type.Null(), offset: Type.Null() }),
   results: Type.Array(Type.Ref('TranslationFile'), { description: 'the files this commit changed' }),
 });
-
-export interface TranslationFileView {
-  filename: string;
-  locale: string;
-  namespace: string | null;
-  action: string;
-  updated_at: Date | string;
-  content?: Record<string, unknown> | null;
-}
-
-export const presentTranslationFile = (view: TranslationFileView) => ({
-  filename: view.filename,
-  locale: view.locale,
-  namespace: view.namespace,
-  action: view.action,
-  updated_at: iso(view.updated_at),
-});
-
-export const presentTranslationContent = (view: TranslationFileView) => ({ ...presentTranslationFile(view), content: view.content ?? {} });

@@ -1,8 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { iso, Timestamp } from './common.js';
+import { Timestamp } from './common.js';
+import { ENTITY_ID_LIMITS } from './identifiers.js';
 
 /** Channel keys a user (or object) may carry, as they appear in the API. */
-export const CHANNEL_KEYS = ['$email', '$sms', '$whatsapp', '$inbox', '$webpush', '$androidpush', '$iospush', '$slack', '$ms_teams'] as const;
+export const CHANNEL_KEYS = [
+  '$email',
+  '$sms',
+  '$whatsapp',
+  '$inbox',
+  '$webpush',
+  '$androidpush',
+  '$iospush',
+  '$slack',
+  '$ms_teams',
+] as const;
 export type ChannelKey = (typeof CHANNEL_KEYS)[number];
 
 export const ChannelEntrySchema = Type.Object(
@@ -16,12 +27,16 @@ export const ChannelEntrySchema = Type.Object(
 );
 export type ChannelEntry = Static<typeof ChannelEntrySchema>;
 
-const channelArrays = Object.fromEntries(CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.Array(Type.Ref('ChannelEntry')))]));
+const channelArrays = Object.fromEntries(
+  CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.Array(Type.Ref('ChannelEntry')))]),
+);
 
 export const UserSchema = Type.Object(
   {
     distinct_id: Type.String(),
-    properties: Type.Record(Type.String(), Type.Unknown(), { description: 'custom and reserved ($locale, $timezone, …) properties' }),
+    properties: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'custom and reserved ($locale, $timezone, …) properties',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
     ...channelArrays,
@@ -30,28 +45,13 @@ export const UserSchema = Type.Object(
 );
 
 /** Ours: 1 to 256 characters, not only spaces; case-sensitive, any character. */
-export const DistinctIdSchema = Type.String({ minLength: 1, maxLength: 256, pattern: '\\S', description: "the user's identifier in the caller's system; case-sensitive" });
+export const DistinctIdSchema = Type.String({
+  ...ENTITY_ID_LIMITS,
+  description: "the user's identifier in the caller's system; case-sensitive",
+});
 
 export const DistinctIdParamsSchema = Type.Object({ distinct_id: DistinctIdSchema });
 
-export const BulkDeleteUsersBodySchema = Type.Object({ distinct_ids: Type.Array(DistinctIdSchema, { minItems: 1, maxItems: 1000 }) });
-
-interface UserRow {
-  distinct_id: string;
-  properties: Record<string, unknown>;
-  channels: Record<string, unknown[]>;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** The User record of interface.md: channel arrays flattened beside the fields, only where non-empty. */
-export function presentUser(row: UserRow) {
-  const channels = Object.fromEntries(Object.entries(row.channels).filter(([, entries]) => entries.length > 0));
-  return {
-    distinct_id: row.distinct_id,
-    properties: row.properties,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    ...channels,
-  };
-}
+export const BulkDeleteUsersBodySchema = Type.Object({
+  distinct_ids: Type.Array(DistinctIdSchema, { minItems: 1, maxItems: 1000 }),
+});

@@ -15,10 +15,14 @@ export const validationResult = (errors: string[]): ValidationResult => ({ is_va
 
 export type Mode = 'live' | 'draft';
 
-/** `?mode=live|draft`; anything else is a 400. The default differs per resource (compat.md). */
+/** `?mode=live|draft`; anything else is a 400. The default differs per resource (docs/spec/compat.md). */
 export const modeQuery = (defaultMode: Mode) =>
   Type.Unsafe<Mode>(
-    Type.String({ enum: ['live', 'draft'], default: defaultMode, description: `live (committed) or draft; ${defaultMode} when absent` }),
+    Type.String({
+      enum: ['live', 'draft'],
+      default: defaultMode,
+      description: `live (committed) or draft; ${defaultMode} when absent`,
+    }),
   );
 
 export const CommitMessage = Type.String({ maxLength: 1000, description: 'recorded with the committed version' });

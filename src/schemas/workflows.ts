@@ -1,14 +1,25 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { ActorColumn } from '../db/types.js';
-import { ActorSchema, iso, isoOrNull, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
-import { CommitMessage, CommitMessageQuerySchema, CommitQuerySchema, modeQuery, ValidationResultSchema, type ValidationResult } from './versioning.js';
+import { ActorSchema, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { WORKFLOW_SLUG_MAX_LENGTH } from './identifiers.js';
+import {
+  CommitMessage,
+  CommitMessageQuerySchema,
+  CommitQuerySchema,
+  modeQuery,
+  ValidationResultSchema,
+} from './versioning.js';
 
-export const WORKFLOW_SLUG_PATTERN = '^[a-z0-9_-]{1,255}$';
 export const TRIGGER_TYPES = ['api', 'event'] as const;
 
 export const WorkflowParamsSchema = Type.Composite([
   WorkspaceParamsSchema,
-  Type.Object({ slug: Type.String({ minLength: 1, maxLength: 255, description: "the workflow's unique identifier" }) }),
+  Type.Object({
+    slug: Type.String({
+      minLength: 1,
+      maxLength: WORKFLOW_SLUG_MAX_LENGTH,
+      description: "the workflow's unique identifier",
+    }),
+  }),
 ]);
 
 /**
@@ -18,11 +29,17 @@ export const WorkflowParamsSchema = Type.Composite([
  */
 export const WorkflowBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  category: Type.String({ minLength: 1, maxLength: 255, description: 'a root or sub category of the live preference categories' }),
+  category: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description: 'a root or sub category of the live preference categories',
+  }),
   trigger_type: Type.Unsafe<(typeof TRIGGER_TYPES)[number]>(Type.String({ enum: [...TRIGGER_TYPES] })),
   tree: Type.Unknown({ description: 'the node tree: an object with a nodes array' }),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-  is_enabled: Type.Optional(Nullable(Type.Boolean({ description: 'applies to the workflow at once, not at commit; null: unchanged' }))),
+  is_enabled: Type.Optional(
+    Nullable(Type.Boolean({ description: 'applies to the workflow at once, not at commit; null: unchanged' })),
+  ),
   tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
   trigger_events: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 }))),
 });
@@ -38,7 +55,10 @@ export const WorkflowListQuerySchema = Type.Composite([
 export const WorkflowModeQuerySchema = Type.Object({ mode: modeQuery('draft') });
 export const WorkflowUpsertQuerySchema = CommitQuerySchema;
 export const WorkflowCommitQuerySchema = CommitMessageQuerySchema;
-export const WorkflowCommitBodySchema = Type.Union([Type.Object({ commit_message: Type.Optional(CommitMessage) }), Type.Null()]);
+export const WorkflowCommitBodySchema = Type.Union([
+  Type.Object({ commit_message: Type.Optional(CommitMessage) }),
+  Type.Null(),
+]);
 export const WorkflowEnableBodySchema = Type.Object({ is_enabled: Type.Boolean() }, { additionalProperties: false });
 
 export const WorkflowSchema = Type.Object(
@@ -52,7 +72,10 @@ export const WorkflowSchema = Type.Object(
     trigger_events: Type.Array(Type.String()),
     tree: Type.Unknown(),
     is_enabled: Type.Boolean(),
-    status: Type.String({ enum: ['draft', 'active', 'inactive'], description: 'draft mode: draft; live mode: active or inactive (disabled)' }),
+    status: Type.String({
+      enum: ['draft', 'active', 'inactive'],
+      description: 'draft mode: draft; live mode: active or inactive (disabled)',
+    }),
     version_no: Type.Integer({ description: 'live: the committed version; draft: the number its commit will get' }),
     commit_message: Nullable(Type.String()),
     created_at: Timestamp,
@@ -74,38 +97,4 @@ export interface WorkflowContent {
   trigger_events: string[];
   tags: string[];
   tree: unknown;
-}
-
-/** Dates may arrive as strings when a row was read through to_json. */
-type DateValue = Date | string;
-
-export interface WorkflowView {
-  slug: string;
-  is_enabled: boolean;
-  created_at: DateValue;
-  last_executed_at: DateValue | null;
-  content: WorkflowContent;
-  status: 'draft' | 'active' | 'inactive';
-  version_no: number;
-  commit_message: string | null;
-  updated_at: DateValue;
-  updated_by: ActorColumn | null;
-  active_at: DateValue | null;
-}
-
-export function presentWorkflow(view: WorkflowView, validation: ValidationResult) {
-  return {
-    slug: view.slug,
-    ...view.content,
-    is_enabled: view.is_enabled,
-    status: view.status,
-    version_no: view.version_no,
-    commit_message: view.commit_message,
-    created_at: iso(view.created_at),
-    updated_at: iso(view.updated_at),
-    updated_by: view.updated_by,
-    active_at: isoOrNull(view.active_at),
-    last_executed_at: isoOrNull(view.last_executed_at),
-    validation_result: validation,
-  };
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { Workspace } from '../db/types.js';
-import { SLUG_PATTERN } from '../provisioning.js';
-import { iso, Nullable, ref, Timestamp } from './common.js';
+import { WORKSPACE_SLUG_PATTERN } from './identifiers.js';
+import { Nullable, ref, Timestamp } from './common.js';
 import { WorkspaceKeySchema } from './workspace-keys.js';
 
 export const WorkspaceSchema = Type.Object(
@@ -18,7 +17,12 @@ export const WorkspaceSchema = Type.Object(
 export const CreateWorkspaceBodySchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, description: 'lowercase letters, digits, - and _; derived from name when absent' })),
+    slug: Type.Optional(
+      Type.String({
+        pattern: WORKSPACE_SLUG_PATTERN,
+        description: 'lowercase letters, digits, - and _; derived from name when absent',
+      }),
+    ),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
   },
   { additionalProperties: false },
@@ -27,12 +31,4 @@ export const CreateWorkspaceBodySchema = Type.Object(
 export const CreatedWorkspaceSchema = Type.Object({
   ...WorkspaceSchema.properties,
   default_workspace_key: ref(WorkspaceKeySchema),
-});
-
-export const presentWorkspace = (row: Workspace) => ({
-  slug: row.slug,
-  name: row.name,
-  description: row.description,
-  mode: row.mode,
-  created_at: iso(row.created_at),
 });

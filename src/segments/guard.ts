@@ -1,7 +1,7 @@
 import { hasSqlDetails, parse } from 'libpg-query';
 import { segmentQueryError } from './query-error.js';
-import { segmentSql } from './runner.js';
-import { Refusal, walkSelect, type Body, type TaggedNode } from './walk.js';
+import { segmentSql, wrappedStatementOf } from './runner.js';
+import { Refusal, walkQuery, type Body, type TaggedNode } from './walk.js';
 
 /** A query the guard accepted: its one statement, exactly as it will run inside the runner's wrapper. */
 export interface CheckedSegmentQuery {
@@ -31,7 +31,8 @@ const STATEMENT_KINDS: Record<string, string> = {
 };
 
 const kindOf = (type: string) =>
-  STATEMENT_KINDS[type] ?? (/^(Create|Alter|Drop|Grant|Comment|Rename|Truncate|Reindex|Vacuum)/.test(type) ? 'DDL' : type.replace(/Stmt$/, ''));
+  STATEMENT_KINDS[type] ??
+  (/^(Create|Alter|Drop|Grant|Comment|Rename|Truncate|Reindex|Vacuum)/.test(type) ? 'DDL' : type.replace(/Stmt$/, ''));
 
 async function parseOrRefuse(sql: string): Promise<ParseResult> {
   try {
@@ -56,7 +57,11 @@ const withoutLocations = (value: unknown): unknown =>
   Array.isArray(value)
     ? value.map(withoutLocations)
     : value && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'location').map(([key, v]) => [key, withoutLocations(v)]))
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([key]) => key !== 'location')
+            .map(([key, v]) => [key, withoutLocations(v)]),
+        )
       : value;
 
 /**
@@ -109,13 +114,12 @@ export async function checkSegmentQuery(query: string): Promise<CheckedSegmentQu
     const type = Object.keys(raw!.stmt)[0]!;
     const select = raw!.stmt.SelectStmt;
     if (!select) throw new Refusal(`only a SELECT query is allowed, not ${kindOf(type)}`);
-    walkSelect(select, new Set(), 0);
+    walkQuery(select);
     if (!mayReturnDistinctId(select)) throw new Refusal('the query must return a distinct_id column');
 
     const statement = statementText(query, raw!.stmt_location, raw!.stmt_len);
-    const wrapped = ((await parseOrRefuse(segmentSql(statement).sql)).stmts ?? []);
-    const from = wrapped.length === 1 ? (wrapped[0]!.stmt.SelectStmt?.fromClause as TaggedNode[] | undefined) : undefined;
-    const inner = from?.length === 1 ? (from[0]!.RangeSubselect?.subquery as TaggedNode | undefined) : undefined;
+    const wrapped = (await parseOrRefuse(segmentSql(statement).sql)).stmts ?? [];
+    const inner = wrapped.length === 1 ? wrappedStatementOf(wrapped[0]!.stmt) : undefined;
     if (!inner || JSON.stringify(withoutLocations(inner)) !== JSON.stringify(withoutLocations(raw!.stmt))) {
       throw new Refusal('the query cannot be run as a subquery');
     }

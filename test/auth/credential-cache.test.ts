@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialCache } from '../../src/auth/credential-cache.js';
 
-const found = (value: string, ...tags: string[]) => async () => ({ value, tags });
+const found =
+  (value: string, ...tags: string[]) =>
+  async () => ({ value, tags });
 
 describe('credential cache (unit)', () => {
   it('answers from memory once found, and never keeps a failed lookup', async () => {
@@ -46,7 +48,10 @@ describe('credential cache (unit)', () => {
     const cache = new CredentialCache({ maxEntries: 10, ttlMs: 60_000 });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const inFlight = cache.lookup('k', async () => (await gate, { value: 'read before the revoke', tags: ['credential:1'] }));
+    const inFlight = cache.lookup(
+      'k',
+      async () => (await gate, { value: 'read before the revoke', tags: ['credential:1'] }),
+    );
     cache.invalidate(['credential:1']);
     release();
     expect(await inFlight).toBe('read before the revoke');

@@ -8,7 +8,11 @@ describe('base authentication (API key)', () => {
 
   it('answers a missing or malformed header with 401 and a message', async () => {
     for (const authorization of [undefined, 'Bearer', 'Basic abc', 'Bearer hak_wrong']) {
-      const response = await t().app.inject({ method: 'GET', url: '/v1/user/u1/', headers: authorization ? { authorization } : {} });
+      const response = await t().app.inject({
+        method: 'GET',
+        url: '/v1/user/u1/',
+        headers: authorization ? { authorization } : {},
+      });
       expect(response.statusCode, String(authorization)).toBe(401);
       expect(response.json()).toEqual({ code: 401, message: expect.any(String) });
     }
@@ -16,7 +20,11 @@ describe('base authentication (API key)', () => {
 
   it('does not accept a service token as an API key', async () => {
     const ws = await createWorkspaceFixture(t());
-    const response = await t().app.inject({ method: 'GET', url: '/v1/user/u1/', headers: { authorization: `Bearer ${ws.serviceToken}` } });
+    const response = await t().app.inject({
+      method: 'GET',
+      url: '/v1/user/u1/',
+      headers: { authorization: `Bearer ${ws.serviceToken}` },
+    });
     expect(response.statusCode).toBe(401);
   });
 
@@ -36,7 +44,11 @@ describe('base authentication (API key)', () => {
     const headers = { authorization: `Bearer ${key.apiKey}` };
     expect((await t().app.inject({ method: 'GET', url: '/v1/user/x/', headers })).statusCode).toBe(404);
     // Through the API: a change by hand in SQL is not announced to the credential cache (docs/credentials.md).
-    const disabled = await t().app.inject({ method: 'DELETE', url: `/management/v1/${ws.slug}/ws_api_key/${key.id}/`, headers: ws.management });
+    const disabled = await t().app.inject({
+      method: 'DELETE',
+      url: `/management/v1/${ws.slug}/ws_api_key/${key.id}/`,
+      headers: ws.management,
+    });
     expect(disabled.statusCode).toBe(204);
     expect((await t().app.inject({ method: 'GET', url: '/v1/user/x/', headers })).statusCode).toBe(401);
   });

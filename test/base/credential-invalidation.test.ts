@@ -4,18 +4,28 @@ import { buildTestApp, useTestApp, type TestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 import { signedHeaders } from '../support/signing.js';
 import { createServiceToken } from '../../src/repositories/service-tokens.js';
-import { revokeServiceTokenEverywhere } from '../../src/auth/credential-changes.js';
-import { hashToken } from '../../src/auth/tokens.js';
+import { revokeServiceTokenEverywhere } from '../../src/services/credential-changes.js';
+import { hashToken } from '../../src/crypto/tokens.js';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
-const getUser = (t: TestApp, headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/v1/user/nobody/', headers });
+const getUser = (t: TestApp, headers: Record<string, string>) =>
+  t.app.inject({ method: 'GET', url: '/v1/user/nobody/', headers });
 const signed = (t: TestApp, key: string, secret: string) =>
-  t.app.inject({ method: 'GET', url: '/v1/user/nobody/', headers: signedHeaders({ key, secret, method: 'GET', url: '/v1/user/nobody/' }) });
+  t.app.inject({
+    method: 'GET',
+    url: '/v1/user/nobody/',
+    headers: signedHeaders({ key, secret, method: 'GET', url: '/v1/user/nobody/' }),
+  });
 const listKeys = (t: TestApp, ws: WorkspaceFixture, authorization = ws.management.authorization) =>
   t.app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/ws_key/`, headers: { authorization } });
-const manage = (t: TestApp, ws: WorkspaceFixture, method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-  t.app.inject({ method, url: `/management/v1/${ws.slug}/${path}`, headers: ws.management, payload });
+const manage = (
+  t: TestApp,
+  ws: WorkspaceFixture,
+  method: 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  payload?: object,
+) => t.app.inject({ method, url: `/management/v1/${ws.slug}/${path}`, headers: ws.management, payload });
 
 /** Warms the cache with several requests and checks they were answered from it (no auth lookup sent). */
 async function warm(t: TestApp, send: () => Promise<{ statusCode: number }>, status: number) {
@@ -111,7 +121,13 @@ describe.runIf(onPostgres)('credential cache across instances sharing PostgreSQL
     await eventually(async () => (await signed(first, ws.workspaceKey, ws.workspaceSecret)).statusCode === 401);
 
     // As the CLI does it: no cache of its own, only the NOTIFY in its transaction.
-    const tokenId = (await first.db.selectFrom('service_tokens').select('id').where('token_hash', '=', hashToken(ws.serviceToken)).executeTakeFirstOrThrow()).id;
+    const tokenId = (
+      await first.db
+        .selectFrom('service_tokens')
+        .select('id')
+        .where('token_hash', '=', hashToken(ws.serviceToken))
+        .executeTakeFirstOrThrow()
+    ).id;
     expect(await revokeServiceTokenEverywhere(second.db, undefined, tokenId)).toBe(true);
     await eventually(async () => (await listKeys(first, ws)).statusCode === 401);
   });

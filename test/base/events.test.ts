@@ -4,18 +4,39 @@ import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtur
 
 describe('POST /event/', () => {
   const t = useTestApp();
-  const post = (ws: WorkspaceFixture, payload: unknown) => t().app.inject({ method: 'POST', url: '/event/', headers: ws.base, payload: payload as object });
+  const post = (ws: WorkspaceFixture, payload: unknown) =>
+    t().app.inject({ method: 'POST', url: '/event/', headers: ws.base, payload: payload as object });
   const storedEvents = (ws: WorkspaceFixture) =>
-    t().db.selectFrom('events').select(['distinct_id', 'event', 'properties', 'tenant_id', 'insert_id', 'created_at']).where('workspace_id', '=', ws.workspaceId).orderBy('id').execute();
+    t()
+      .db.selectFrom('events')
+      .select(['distinct_id', 'event', 'properties', 'tenant_id', 'insert_id', 'created_at'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('id')
+      .execute();
 
   it('stores a track record with its time, insert id and tenant', async () => {
     const ws = await createWorkspaceFixture(t());
     const time = Date.parse('2026-01-02T03:04:05.678Z');
-    const response = await post(ws, { event: 'order_placed', distinct_id: 'u1', properties: { amount: 5 }, $insert_id: 'ins-1', $time: time, env: 'x', tenant_id: 'acme' });
+    const response = await post(ws, {
+      event: 'order_placed',
+      distinct_id: 'u1',
+      properties: { amount: 5 },
+      $insert_id: 'ins-1',
+      $time: time,
+      env: 'x',
+      tenant_id: 'acme',
+    });
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ success: true, tracked: 1, duplicates: 0, user_edits: 0 });
     expect(await storedEvents(ws)).toEqual([
-      { distinct_id: 'u1', event: 'order_placed', properties: { amount: 5 }, tenant_id: 'acme', insert_id: 'ins-1', created_at: new Date(time) },
+      {
+        distinct_id: 'u1',
+        event: 'order_placed',
+        properties: { amount: 5 },
+        tenant_id: 'acme',
+        insert_id: 'ins-1',
+        created_at: new Date(time),
+      },
     ]);
   });
 
@@ -32,7 +53,15 @@ describe('POST /event/', () => {
 
   it('applies user-edit records like PATCH, creating the user when missing', async () => {
     const ws = await createWorkspaceFixture(t());
-    const userEdit = (ops: unknown[]) => ({ $schema: '2', $insert_id: crypto.randomUUID(), $time: Date.now(), env: 'k', distinct_id: 'new-user', $user_operations: ops, properties: {} });
+    const userEdit = (ops: unknown[]) => ({
+      $schema: '2',
+      $insert_id: crypto.randomUUID(),
+      $time: Date.now(),
+      env: 'k',
+      distinct_id: 'new-user',
+      $user_operations: ops,
+      properties: {},
+    });
     const response = await post(ws, [
       userEdit([{ $set: { name: 'Ada' }, $append: { $email: 'ada@x.com' } }]),
       { event: 'signed_up', distinct_id: 'new-user' },
@@ -41,7 +70,10 @@ describe('POST /event/', () => {
     ]);
     expect(response.json()).toEqual({ success: true, tracked: 1, duplicates: 0, user_edits: 3 });
     const user = await t().app.inject({ method: 'GET', url: '/v1/user/new-user/', headers: ws.base });
-    expect(user.json()).toMatchObject({ properties: { name: 'Ada', logins: 2 }, $email: [{ value: 'ada@x.com', status: 'active', perma_status: 'active' }] });
+    expect(user.json()).toMatchObject({
+      properties: { name: 'Ada', logins: 2 },
+      $email: [{ value: 'ada@x.com', status: 'active', perma_status: 'active' }],
+    });
   });
 
   it('rejects reserved event names', async () => {
@@ -49,7 +81,9 @@ describe('POST /event/', () => {
     for (const event of ['$identify', 'ss_internal', 'SS_thing']) {
       const response = await post(ws, { event, distinct_id: 'u1' });
       expect(response.statusCode, event).toBe(400);
-      expect(response.json().message).toBe(`event: '${event}' is reserved: names starting with $ or ss_ belong to the platform`);
+      expect(response.json().message).toBe(
+        `event: '${event}' is reserved: names starting with $ or ss_ belong to the platform`,
+      );
     }
   });
 
@@ -71,7 +105,11 @@ describe('POST /event/', () => {
       [[good, { event: 'x', distinct_id: 'u', properties: [] }], '[1].properties', 'expected object'],
       [[good, { distinct_id: 'u' }], '[1].event', 'is required (or $user_operations for a user edit)'],
       [[good, 'text'], '[1]', 'must be an object'],
-      [[good, { distinct_id: 'u', $user_operations: [{ $append: { $email: 'bad' } }] }], '[1].$user_operations[0].$append.$email', "'bad' is not a valid email address"],
+      [
+        [good, { distinct_id: 'u', $user_operations: [{ $append: { $email: 'bad' } }] }],
+        '[1].$user_operations[0].$append.$email',
+        "'bad' is not a valid email address",
+      ],
     ];
     for (const [records, field, reason] of cases) {
       const response = await post(ws, records);
@@ -83,7 +121,9 @@ describe('POST /event/', () => {
       expect(Object.keys(body.detail), field).toEqual([field]);
     }
     expect(await storedEvents(ws)).toEqual([]);
-    expect(await t().db.selectFrom('users').select('id').where('workspace_id', '=', ws.workspaceId).execute()).toEqual([]);
+    expect(await t().db.selectFrom('users').select('id').where('workspace_id', '=', ws.workspaceId).execute()).toEqual(
+      [],
+    );
   });
 
   it('takes at most 100 records and 800 KB', async () => {
@@ -101,7 +141,8 @@ describe('POST /event/', () => {
 
   it('applies a batch of user edits in a fixed number of statements', async () => {
     const ws = await createWorkspaceFixture(t());
-    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ distinct_id: `b${i}`, $user_operations: [{ $set: { i } }] }));
+    const batch = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ distinct_id: `b${i}`, $user_operations: [{ $set: { i } }] }));
     await post(ws, batch(1)); // finds the API key: the calls measured below are answered by the credential cache
     t().queries.reset();
     await post(ws, batch(2));

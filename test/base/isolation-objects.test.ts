@@ -40,7 +40,9 @@ describe('workspace isolation on objects and subscriptions', () => {
       expect((await call('DELETE', '/v1/bulk/object/teams/', { object_ids: ['t'] })).statusCode, name).toBe(204);
       // B's object cannot be named as a child from A either.
       await call('POST', '/v1/object/orgs/mine/', {});
-      const child = await call('POST', '/v1/object/orgs/mine/subscription/', { recipients: [{ object_type: 'teams', id: 't' }] });
+      const child = await call('POST', '/v1/object/orgs/mine/subscription/', {
+        recipients: [{ object_type: 'teams', id: 't' }],
+      });
       expect(child.json(), name).toEqual({ code: 400, message: "recipients[0]: object 'teams/t' not found" });
       expect((await call('DELETE', '/v1/object/orgs/mine/')).statusCode, name).toBe(204);
     }

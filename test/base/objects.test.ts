@@ -8,11 +8,16 @@ describe('objects', () => {
   const t = useTestApp();
   const call = (ws: WorkspaceFixture, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) });
-  const countOf = async (ws: WorkspaceFixture, path: string) => (await call(ws, 'GET', `/v1/object/${path}/`)).json().subscriptions_count;
+  const countOf = async (ws: WorkspaceFixture, path: string) =>
+    (await call(ws, 'GET', `/v1/object/${path}/`)).json().subscriptions_count;
 
   it('upserts (201) with properties and channels like a user, keeping created_at', async () => {
     const ws = await createWorkspaceFixture(t());
-    const created = await call(ws, 'POST', '/v1/object/teams/frontend/', { name: 'Frontend', $email: ['FE@x.com'], $slack: { channel_id: 'C1', access_token: 'xoxb' } });
+    const created = await call(ws, 'POST', '/v1/object/teams/frontend/', {
+      name: 'Frontend',
+      $email: ['FE@x.com'],
+      $slack: { channel_id: 'C1', access_token: 'xoxb' },
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toEqual({
       object_type: 'teams',
@@ -25,18 +30,29 @@ describe('objects', () => {
       $slack: [{ value: { channel_id: 'C1', access_token: 'xoxb' }, status: 'active', perma_status: 'active' }],
     });
     const again = await call(ws, 'POST', '/v1/object/teams/frontend/', { lead: 'Ada', $email: 'fe@x.com' });
-    expect(again.json()).toMatchObject({ properties: { name: 'Frontend', lead: 'Ada' }, $email: [active('fe@x.com')], created_at: created.json().created_at });
+    expect(again.json()).toMatchObject({
+      properties: { name: 'Frontend', lead: 'Ada' },
+      $email: [active('fe@x.com')],
+      created_at: created.json().created_at,
+    });
     expect((await call(ws, 'GET', '/v1/object/teams/frontend/')).json()).toEqual(again.json());
   });
 
   it('edits with the user operations (200), and answers unknown objects with 404 short', async () => {
     const ws = await createWorkspaceFixture(t());
     await call(ws, 'POST', '/v1/object/projects/p%2F1/', { visits: 1 });
-    const edited = await call(ws, 'PATCH', '/v1/object/projects/p%2F1/', { operations: [{ $add: { visits: 2 }, $append: { $sms: '+14155550123' } }, { $unset: ['nothing'] }] });
+    const edited = await call(ws, 'PATCH', '/v1/object/projects/p%2F1/', {
+      operations: [{ $add: { visits: 2 }, $append: { $sms: '+14155550123' } }, { $unset: ['nothing'] }],
+    });
     expect(edited.statusCode).toBe(200);
     expect(edited.json()).toMatchObject({ id: 'p/1', properties: { visits: 3 }, $sms: [active('+14155550123')] });
-    const bad = await call(ws, 'PATCH', '/v1/object/projects/p%2F1/', { operations: [{ $append: { $whatsapp: '123' } }] });
-    expect(bad.json()).toEqual({ code: 400, message: "operations[0].$append.$whatsapp: '123' is not an E.164 phone number (like +14155550123)" });
+    const bad = await call(ws, 'PATCH', '/v1/object/projects/p%2F1/', {
+      operations: [{ $append: { $whatsapp: '123' } }],
+    });
+    expect(bad.json()).toEqual({
+      code: 400,
+      message: "operations[0].$append.$whatsapp: '123' is not an E.164 phone number (like +14155550123)",
+    });
     for (const [method, payload] of [['GET'], ['PATCH', { operations: [] }], ['DELETE']] as const) {
       const response = await call(ws, method, '/v1/object/projects/ghost/', payload);
       expect(response.statusCode, method).toBe(404);
@@ -70,7 +86,9 @@ describe('objects', () => {
   it('deletes an object with its subscriptions both ways, fixing every count', async () => {
     const ws = await createWorkspaceFixture(t());
     for (const path of ['orgs/o1', 'teams/t1', 'teams/t2']) await call(ws, 'POST', `/v1/object/${path}/`, {});
-    await call(ws, 'POST', '/v1/object/orgs/o1/subscription/', { recipients: [{ object_type: 'teams', id: 't1' }, { object_type: 'teams', id: 't2' }, 'u0'] });
+    await call(ws, 'POST', '/v1/object/orgs/o1/subscription/', {
+      recipients: [{ object_type: 'teams', id: 't1' }, { object_type: 'teams', id: 't2' }, 'u0'],
+    });
     await call(ws, 'POST', '/v1/object/teams/t1/subscription/', { recipients: ['u1', 'u2'] });
     expect(await countOf(ws, 'orgs/o1')).toBe(3);
     expect((await call(ws, 'DELETE', '/v1/object/teams/t1/')).statusCode).toBe(204);

@@ -30,10 +30,40 @@ describe('OpenAPI for users, events, tenants, objects and subscriptions', () => 
     const user = doc.components.schemas.User;
     expect(user.required).toEqual(['distinct_id', 'properties', 'created_at', 'updated_at']);
     expect(Object.keys(user.properties)).toEqual(
-      expect.arrayContaining(['distinct_id', 'properties', 'created_at', 'updated_at', '$email', '$sms', '$whatsapp', '$inbox', '$webpush', '$androidpush', '$iospush', '$slack', '$ms_teams']),
+      expect.arrayContaining([
+        'distinct_id',
+        'properties',
+        'created_at',
+        'updated_at',
+        '$email',
+        '$sms',
+        '$whatsapp',
+        '$inbox',
+        '$webpush',
+        '$androidpush',
+        '$iospush',
+        '$slack',
+        '$ms_teams',
+      ]),
     );
-    expect(doc.paths['/v1/user/{distinct_id}/'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/User' });
-    expect(Object.keys(doc.components.schemas.Subscription.properties)).toEqual(['properties', 'user', 'object', 'child_object', 'created_at', 'updated_at']);
-    expect(doc.components.schemas.Object.required).toEqual(['object_type', 'id', 'subscriptions_count', 'properties', 'created_at', 'updated_at']);
+    expect(doc.paths['/v1/user/{distinct_id}/'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/User',
+    });
+    expect(Object.keys(doc.components.schemas.Subscription.properties)).toEqual([
+      'properties',
+      'user',
+      'object',
+      'child_object',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(doc.components.schemas.Object.required).toEqual([
+      'object_type',
+      'id',
+      'subscriptions_count',
+      'properties',
+      'created_at',
+      'updated_at',
+    ]);
   });
 });

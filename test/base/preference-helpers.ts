@@ -8,9 +8,20 @@ export const DEFINITION = {
     { root_category: 'system', sections: [] },
     {
       root_category: 'transactional',
-      sections: [{ name: 'Account', categories: [{ ...category('order-updates'), description: 'Where your order is' }, category('security-alerts', 'cant_unsubscribe')] }],
+      sections: [
+        {
+          name: 'Account',
+          categories: [
+            { ...category('order-updates'), description: 'Where your order is' },
+            category('security-alerts', 'cant_unsubscribe'),
+          ],
+        },
+      ],
     },
-    { root_category: 'promotional', sections: [{ name: 'Marketing', categories: [category('newsletter', 'opt_out'), category('offers', 'opt_in')] }] },
+    {
+      root_category: 'promotional',
+      sections: [{ name: 'Marketing', categories: [category('newsletter', 'opt_out'), category('offers', 'opt_in')] }],
+    },
   ],
 };
 
@@ -20,7 +31,8 @@ export const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', '
 export const channelsAt = (preference: string, overrides: Record<string, string> = {}, is_editable = true) =>
   CHANNELS.map((channel) => ({ channel, preference: overrides[channel] ?? preference, is_editable }));
 
-export const restrictions = (restricted: string[] = []) => CHANNELS.map((channel) => ({ channel, is_restricted: restricted.includes(channel) }));
+export const restrictions = (restricted: string[] = []) =>
+  CHANNELS.map((channel) => ({ channel, is_restricted: restricted.includes(channel) }));
 
 /** A workspace with DEFINITION live, and a caller for its base surface (API key). */
 export async function preferenceWorkspace(t: () => TestApp): Promise<{ ws: WorkspaceFixture; call: PreferenceCaller }> {
@@ -38,18 +50,29 @@ export function callerFor(t: () => TestApp, ws: WorkspaceFixture) {
   return {
     inject,
     bulk: (body: unknown, tenantId?: string) => inject('PATCH', `/v1/bulk/user/preference/${tenant(tenantId)}`, body),
-    reset: (body: unknown, tenantId?: string) => inject('PATCH', `/v1/bulk/user/preference/reset/${tenant(tenantId)}`, body),
-    full: (id: string, tenantId?: string) => inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/${tenant(tenantId)}`),
-    category: (id: string, slug: string, tenantId?: string) => inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/category/${slug}/${tenant(tenantId)}`),
+    reset: (body: unknown, tenantId?: string) =>
+      inject('PATCH', `/v1/bulk/user/preference/reset/${tenant(tenantId)}`, body),
+    full: (id: string, tenantId?: string) =>
+      inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/${tenant(tenantId)}`),
+    category: (id: string, slug: string, tenantId?: string) =>
+      inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/category/${slug}/${tenant(tenantId)}`),
     setCategory: (id: string, slug: string, body: unknown, tenantId?: string) =>
       inject('PATCH', `/v1/user/${encodeURIComponent(id)}/preference/category/${slug}/${tenant(tenantId)}`, body),
-    channels: (id: string, tenantId?: string) => inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/channel_preference/${tenant(tenantId)}`),
-    setChannels: (id: string, body: unknown, tenantId?: string) => inject('PATCH', `/v1/user/${encodeURIComponent(id)}/preference/channel_preference/${tenant(tenantId)}`, body),
+    channels: (id: string, tenantId?: string) =>
+      inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/channel_preference/${tenant(tenantId)}`),
+    setChannels: (id: string, body: unknown, tenantId?: string) =>
+      inject('PATCH', `/v1/user/${encodeURIComponent(id)}/preference/channel_preference/${tenant(tenantId)}`, body),
     evaluate: (id: string, category: string, channel: string, tenantId?: string) =>
-      inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/evaluate/?category=${category}&channel=${channel}${tenantId === undefined ? '' : `&tenant_id=${tenantId}`}`),
+      inject(
+        'GET',
+        `/v1/user/${encodeURIComponent(id)}/preference/evaluate/?category=${category}&channel=${channel}${tenantId === undefined ? '' : `&tenant_id=${tenantId}`}`,
+      ),
     /** The effective category preference, read through GET category. */
     async preferenceOf(id: string, slug: string, tenantId?: string): Promise<string> {
-      const response = await inject('GET', `/v1/user/${encodeURIComponent(id)}/preference/category/${slug}/${tenant(tenantId)}`);
+      const response = await inject(
+        'GET',
+        `/v1/user/${encodeURIComponent(id)}/preference/category/${slug}/${tenant(tenantId)}`,
+      );
       if (response.statusCode !== 200) throw new Error(response.body);
       return response.json().preference;
     },

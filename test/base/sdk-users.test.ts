@@ -4,7 +4,12 @@ import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { sdkFor } from '../support/sdk.js';
 
-const active = (value: unknown, id_provider?: string) => ({ value, status: 'active', perma_status: 'active', ...(id_provider ? { id_provider } : {}) });
+const active = (value: unknown, id_provider?: string) => ({
+  value,
+  status: 'active',
+  perma_status: 'active',
+  ...(id_provider ? { id_provider } : {}),
+});
 
 describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
   const t = useTestApp();
@@ -12,8 +17,18 @@ describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
   it('upserts, gets, edits with UserEdit helpers, lists and deletes users', async () => {
     const ws = await createWorkspaceFixture(t());
     const sdk = await sdkFor(t(), ws);
-    const created = await sdk.users.upsert('sdk user/1', { $email: ['ada@example.com'], plan: 'free', visits: 1, tags: ['a'], gone: true });
-    expect(created).toMatchObject({ distinct_id: 'sdk user/1', properties: { plan: 'free' }, $email: [active('ada@example.com')] });
+    const created = await sdk.users.upsert('sdk user/1', {
+      $email: ['ada@example.com'],
+      plan: 'free',
+      visits: 1,
+      tags: ['a'],
+      gone: true,
+    });
+    expect(created).toMatchObject({
+      distinct_id: 'sdk user/1',
+      properties: { plan: 'free' },
+      $email: [active('ada@example.com')],
+    });
 
     const edit = sdk.users.get_edit_instance('sdk user/1');
     edit.add_email('second@example.com');
@@ -31,7 +46,14 @@ describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
     const edited = await sdk.users.edit(edit);
     expect(edited).toEqual({
       distinct_id: 'sdk user/1',
-      properties: { plan: 'pro', visits: 3, tags: ['b'], first_plan: 'free', $timezone: 'Europe/Berlin', $locale: 'de' },
+      properties: {
+        plan: 'pro',
+        visits: 3,
+        tags: ['b'],
+        first_plan: 'free',
+        $timezone: 'Europe/Berlin',
+        $locale: 'de',
+      },
       created_at: created.created_at,
       updated_at: expect.any(String),
       $email: [active('ada@example.com'), active('second@example.com')],
@@ -58,7 +80,9 @@ describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
     await sdk.users.upsert('u', {});
     const edit = sdk.users.get_edit_instance('u');
     edit.add_email('not-an-email');
-    await expect(sdk.users.edit(edit)).rejects.toThrow("400: operations[0].$append.$email: 'not-an-email' is not a valid email address");
+    await expect(sdk.users.edit(edit)).rejects.toThrow(
+      "400: operations[0].$append.$email: 'not-an-email' is not a valid email address",
+    );
   });
 
   it('applies async_edit through /event/, creating the user', async () => {
@@ -82,18 +106,39 @@ describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
     const sdk = await sdkFor(t(), ws);
     const event = new Event('u1', 'order_placed', { amount: 10 }, { idempotency_key: 'order-1', tenant_id: 'acme' });
     expect(await sdk.track_event(event)).toMatchObject({ success: true, status_code: 202 });
-    expect(await sdk.track_event(new Event('u1', 'order_placed', { amount: 10 }, { idempotency_key: 'order-1' }))).toMatchObject({ success: true });
-    const rows = await t().db.selectFrom('events').select(['distinct_id', 'event', 'properties', 'tenant_id', 'insert_id']).where('workspace_id', '=', ws.workspaceId).execute();
+    expect(
+      await sdk.track_event(new Event('u1', 'order_placed', { amount: 10 }, { idempotency_key: 'order-1' })),
+    ).toMatchObject({ success: true });
+    const rows = await t()
+      .db.selectFrom('events')
+      .select(['distinct_id', 'event', 'properties', 'tenant_id', 'insert_id'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .execute();
     expect(rows).toEqual([
-      { distinct_id: 'u1', event: 'order_placed', properties: { amount: 10, $ss_sdk_version: expect.any(String) }, tenant_id: 'acme', insert_id: 'order-1' },
+      {
+        distinct_id: 'u1',
+        event: 'order_placed',
+        properties: { amount: 10, $ss_sdk_version: expect.any(String) },
+        tenant_id: 'acme',
+        insert_id: 'order-1',
+      },
     ]);
   });
 
   it('upserts, gets and lists tenants', async () => {
     const ws = await createWorkspaceFixture(t());
     const sdk = await sdkFor(t(), ws);
-    const tenant = await sdk.tenants.upsert('acme', { tenant_name: 'Acme', primary_color: '#123456', properties: { tier: 1 } });
-    expect(tenant).toMatchObject({ tenant_id: 'acme', tenant_name: 'Acme', primary_color: '#123456', properties: { tier: 1 } });
+    const tenant = await sdk.tenants.upsert('acme', {
+      tenant_name: 'Acme',
+      primary_color: '#123456',
+      properties: { tier: 1 },
+    });
+    expect(tenant).toMatchObject({
+      tenant_id: 'acme',
+      tenant_name: 'Acme',
+      primary_color: '#123456',
+      properties: { tier: 1 },
+    });
     expect(await sdk.tenants.get('acme')).toEqual(tenant);
     const list = await sdk.tenants.list({ limit: 10 });
     expect(list.meta).toEqual({ count: 2, limit: 10, offset: 0 });

@@ -10,7 +10,13 @@ const FAILURE = { code: 401, message: 'invalid signature or workspace key' };
 describe('base authentication (signed workspace key)', () => {
   const t = useTestApp({ SIGNATURE_MAX_SKEW_SECONDS: '120' });
 
-  const send = (ws: WorkspaceFixture, method: 'GET' | 'POST' | 'PATCH', url: string, body?: string, overrides: Partial<Parameters<typeof signedHeaders>[0]> = {}) =>
+  const send = (
+    ws: WorkspaceFixture,
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    body?: string,
+    overrides: Partial<Parameters<typeof signedHeaders>[0]> = {},
+  ) =>
     t().app.inject({
       method,
       url,
@@ -42,13 +48,23 @@ describe('base authentication (signed workspace key)', () => {
     expect((await send(ws, 'GET', '/v1/user/?limit=5&after=')).statusCode).toBe(400);
     expect((await send(ws, 'GET', '/v1/user/?limit=5')).statusCode).toBe(200);
     // Signed for one URL, sent to another: the query is covered too.
-    const headers = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'GET', url: '/v1/user/?limit=5' });
+    const headers = signedHeaders({
+      key: ws.workspaceKey,
+      secret: ws.workspaceSecret,
+      method: 'GET',
+      url: '/v1/user/?limit=5',
+    });
     expect((await t().app.inject({ method: 'GET', url: '/v1/user/?limit=6', headers })).json()).toEqual(FAILURE);
   });
 
   it('treats a bare ? as no query, as the SDKs sign it', async () => {
     const ws = await createWorkspaceFixture(t());
-    const headers = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'GET', url: '/v1/user/' });
+    const headers = signedHeaders({
+      key: ws.workspaceKey,
+      secret: ws.workspaceSecret,
+      method: 'GET',
+      url: '/v1/user/',
+    });
     // Over a real socket: the request target arrives exactly as written, `?` included.
     if (!t().app.server.listening) await t().app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t().app.server.address() as AddressInfo;
@@ -71,24 +87,71 @@ describe('base authentication (signed workspace key)', () => {
     const old = new Date(Date.now() - 121_000).toUTCString();
     const future = new Date(Date.now() + 121_000).toISOString();
     const cases: [string, Record<string, string>, string?][] = [
-      ['wrong secret', signedHeaders({ key: ws.workspaceKey, secret: other.workspaceSecret, method: 'POST', url, body })],
+      [
+        'wrong secret',
+        signedHeaders({ key: ws.workspaceKey, secret: other.workspaceSecret, method: 'POST', url, body }),
+      ],
       ['unknown key', signedHeaders({ key: 'wsk_nope', secret: ws.workspaceSecret, method: 'POST', url, body })],
-      ['stale date', signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: old })],
-      ['future date', signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: future })],
-      ['unparseable date', signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: 'yesterday' })],
+      [
+        'stale date',
+        signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: old }),
+      ],
+      [
+        'future date',
+        signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: future }),
+      ],
+      [
+        'unparseable date',
+        signedHeaders({
+          key: ws.workspaceKey,
+          secret: ws.workspaceSecret,
+          method: 'POST',
+          url,
+          body,
+          date: 'yesterday',
+        }),
+      ],
       ['other method', signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'PATCH', url, body })],
-      ['tampered body', signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body }), JSON.stringify({ name: 'y' })],
-      ['other content type', { ...signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, contentType: 'application/json' }), 'content-type': 'application/json; charset=utf-8' }],
+      [
+        'tampered body',
+        signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body }),
+        JSON.stringify({ name: 'y' }),
+      ],
+      [
+        'other content type',
+        {
+          ...signedHeaders({
+            key: ws.workspaceKey,
+            secret: ws.workspaceSecret,
+            method: 'POST',
+            url,
+            body,
+            contentType: 'application/json',
+          }),
+          'content-type': 'application/json; charset=utf-8',
+        },
+      ],
     ];
     for (const [name, headers, payload] of cases) {
       const response = await t().app.inject({ method: 'POST', url, headers, payload: payload ?? body });
       expect(response.statusCode, name).toBe(401);
       expect(response.json(), name).toEqual(FAILURE);
     }
-    const missingDate = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'POST', url, body, date: '' });
+    const missingDate = signedHeaders({
+      key: ws.workspaceKey,
+      secret: ws.workspaceSecret,
+      method: 'POST',
+      url,
+      body,
+      date: '',
+    });
     delete missingDate.date;
-    expect((await t().app.inject({ method: 'POST', url, headers: missingDate, payload: body })).json()).toEqual(FAILURE);
-    expect(await t().db.selectFrom('users').select('id').where('workspace_id', '=', ws.workspaceId).execute()).toEqual([]);
+    expect((await t().app.inject({ method: 'POST', url, headers: missingDate, payload: body })).json()).toEqual(
+      FAILURE,
+    );
+    expect(await t().db.selectFrom('users').select('id').where('workspace_id', '=', ws.workspaceId).execute()).toEqual(
+      [],
+    );
   });
 
   it('accepts a Date within the configured skew', async () => {
@@ -125,12 +188,22 @@ describe('base authentication (signed workspace key)', () => {
     const ws = await createWorkspaceFixture(t());
     const headers = signedHeaders({ key: ws.workspaceKey, secret: 'wrong', method: 'GET', url: '/v1/tenant/' });
     const response = await t().app.inject({ method: 'GET', url: '/v1/tenant/', headers });
-    expect(response.json()).toEqual({ ...FAILURE, error_code: 'authentication_failed', type: 'AuthenticationFailed', detail: null });
+    expect(response.json()).toEqual({
+      ...FAILURE,
+      error_code: 'authentication_failed',
+      type: 'AuthenticationFailed',
+      detail: null,
+    });
   });
 
   it('never logs the signature or the secret', async () => {
     const ws = await createWorkspaceFixture(t());
-    const headers = signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method: 'GET', url: '/v1/user/' });
+    const headers = signedHeaders({
+      key: ws.workspaceKey,
+      secret: ws.workspaceSecret,
+      method: 'GET',
+      url: '/v1/user/',
+    });
     await t().app.inject({ method: 'GET', url: '/v1/user/', headers });
     const logged = JSON.stringify(t().logs);
     expect(logged).not.toContain(headers.authorization!.split(':')[1]);

@@ -35,7 +35,11 @@ describe('tenants', () => {
       created_at: expect.any(String),
       updated_at: created.json().created_at,
     });
-    const updated = await call(ws, 'POST', '/v1/tenant/acme/', { primary_color: null, secondary_color: '#abc', properties: { address: { zip: '75001' }, seats: 5 } });
+    const updated = await call(ws, 'POST', '/v1/tenant/acme/', {
+      primary_color: null,
+      secondary_color: '#abc',
+      properties: { address: { zip: '75001' }, seats: 5 },
+    });
     expect(updated.statusCode).toBe(201);
     expect(updated.json()).toMatchObject({
       tenant_name: 'Acme',
@@ -52,7 +56,13 @@ describe('tenants', () => {
 
   it('rejects bad fields with the full 400 shape', async () => {
     const ws = await createWorkspaceFixture(t());
-    for (const payload of [{ primary_color: 'red' }, { blocked_channels: ['fax'] }, { timezone: 'Nowhere/Land' }, { unknown_field: 1 }, { social_links: { myspace: 'x' } }]) {
+    for (const payload of [
+      { primary_color: 'red' },
+      { blocked_channels: ['fax'] },
+      { timezone: 'Nowhere/Land' },
+      { unknown_field: 1 },
+      { social_links: { myspace: 'x' } },
+    ]) {
       const response = await call(ws, 'POST', '/v1/tenant/t1/', payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json()).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
@@ -65,7 +75,13 @@ describe('tenants', () => {
     for (const method of ['GET', 'DELETE'] as const) {
       const response = await call(ws, method, '/v1/tenant/nope/');
       expect(response.statusCode).toBe(404);
-      expect(response.json()).toEqual({ code: 404, error_code: 'not_found', type: 'NotFound', message: 'No tenant found for tenant_id nope', detail: null });
+      expect(response.json()).toEqual({
+        code: 404,
+        error_code: 'not_found',
+        type: 'NotFound',
+        message: 'No tenant found for tenant_id nope',
+        detail: null,
+      });
     }
   });
 

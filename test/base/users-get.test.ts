@@ -13,10 +13,17 @@ describe('GET /v1/user/{distinct_id}/', () => {
         workspace_id: ws.workspaceId,
         distinct_id: 'Alice/ü @x',
         properties: JSON.stringify({ $locale: 'fr_FR', $timezone: 'Europe/Paris', plan: 'pro' }),
-        channels: JSON.stringify({ $email: [{ value: 'a@x.com', status: 'active', perma_status: 'active' }], $sms: [] }),
+        channels: JSON.stringify({
+          $email: [{ value: 'a@x.com', status: 'active', perma_status: 'active' }],
+          $sms: [],
+        }),
       })
       .execute();
-    const response = await t().app.inject({ method: 'GET', url: `/v1/user/${encodeURIComponent('Alice/ü @x')}/`, headers: ws.base });
+    const response = await t().app.inject({
+      method: 'GET',
+      url: `/v1/user/${encodeURIComponent('Alice/ü @x')}/`,
+      headers: ws.base,
+    });
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body).toEqual({

@@ -2,17 +2,29 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 
-const active = (value: unknown, id_provider?: string) => ({ value, status: 'active', perma_status: 'active', ...(id_provider ? { id_provider } : {}) });
+const active = (value: unknown, id_provider?: string) => ({
+  value,
+  status: 'active',
+  perma_status: 'active',
+  ...(id_provider ? { id_provider } : {}),
+});
 
 describe('users', () => {
   const t = useTestApp();
   const call = (ws: WorkspaceFixture, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
     t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) });
-  const edit = (ws: WorkspaceFixture, id: string, operations: unknown[]) => call(ws, 'PATCH', `/v1/user/${encodeURIComponent(id)}/`, { operations });
+  const edit = (ws: WorkspaceFixture, id: string, operations: unknown[]) =>
+    call(ws, 'PATCH', `/v1/user/${encodeURIComponent(id)}/`, { operations });
 
   it('upserts: 201, properties set, channel entries added once, created_at kept and updated_at moved', async () => {
     const ws = await createWorkspaceFixture(t());
-    const first = await call(ws, 'POST', '/v1/user/u1/', { $email: 'Ada@Example.com', $sms: ['+1 415-555-0123'], $timezone: 'Europe/Paris', $locale: 'fr_FR', plan: 'pro' });
+    const first = await call(ws, 'POST', '/v1/user/u1/', {
+      $email: 'Ada@Example.com',
+      $sms: ['+1 415-555-0123'],
+      $timezone: 'Europe/Paris',
+      $locale: 'fr_FR',
+      plan: 'pro',
+    });
     expect(first.statusCode).toBe(201);
     expect(first.json()).toEqual({
       distinct_id: 'u1',
@@ -22,7 +34,11 @@ describe('users', () => {
       $email: [active('ada@example.com')],
       $sms: [active('+14155550123')],
     });
-    const second = await call(ws, 'POST', '/v1/user/u1/', { $email: ['ada@example.com', 'b@example.com'], $preferred_language: 'es', seats: 3 });
+    const second = await call(ws, 'POST', '/v1/user/u1/', {
+      $email: ['ada@example.com', 'b@example.com'],
+      $preferred_language: 'es',
+      seats: 3,
+    });
     expect(second.statusCode).toBe(201);
     const body = second.json();
     expect(body.properties).toEqual({ plan: 'pro', seats: 3, $locale: 'es', $timezone: 'Europe/Paris' });
@@ -37,9 +53,15 @@ describe('users', () => {
       [{ $email: 'not-an-email' }, "$email: 'not-an-email' is not a valid email address"],
       [{ $sms: '4155550123' }, "$sms: '4155550123' is not an E.164 phone number (like +14155550123)"],
       [{ $whatsapp: ['+14155550123', '+0123'] }, "$whatsapp: '+0123' is not an E.164 phone number (like +14155550123)"],
-      [{ $slack: { email: 'a@x.com' } }, '$slack: {"email":"a@x.com"} must carry access_token (or incoming_webhook.url)'],
-      [{ $ms_teams: { tenant_id: 't' } }, '$ms_teams: {"tenant_id":"t"} must carry tenant_id and service_url (or incoming_webhook.url)'],
-      [{ $webpush: { endpoint: 'https://push.example/x' } }, '$webpush: {"endpoint":"https://push.example/x"} must be a push subscription {endpoint, keys: {p256dh, auth}}'],
+      [{ $slack: { user_id: 'U123' } }, '$slack: {"user_id":"U123"} must carry access_token (or incoming_webhook.url)'],
+      [
+        { $ms_teams: { tenant_id: 't' } },
+        '$ms_teams: {"tenant_id":"t"} must carry tenant_id and service_url (or incoming_webhook.url)',
+      ],
+      [
+        { $webpush: { endpoint: 'https://push.example/x' } },
+        '$webpush: {"endpoint":"https://push.example/x"} must be a push subscription {endpoint, keys: {p256dh, auth}}',
+      ],
       [{ $timezone: 'Mars/Olympus' }, "$timezone: 'Mars/Olympus' is not an IANA time zone name (like Europe/Paris)"],
       [{ $locale: 'french!' }, "$locale: 'french!' is not a language or locale code (like en or fr_FR)"],
     ];
@@ -76,7 +98,15 @@ describe('users', () => {
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({
       distinct_id: 'u2',
-      properties: { name: 'Ada', tags: ['b'], logins: 1, source: 'ads', visits: 3.5, $timezone: 'Asia/Kolkata', first_seen: 'mon' },
+      properties: {
+        name: 'Ada',
+        tags: ['b'],
+        logins: 1,
+        source: 'ads',
+        visits: 3.5,
+        $timezone: 'Asia/Kolkata',
+        first_seen: 'mon',
+      },
       created_at: expect.any(String),
       updated_at: expect.any(String),
       $email: [active('ada@example.com')],
@@ -92,8 +122,12 @@ describe('users', () => {
 
   it('does not duplicate an appended channel value, and a no-op edit keeps updated_at', async () => {
     const ws = await createWorkspaceFixture(t());
-    const created = (await call(ws, 'POST', '/v1/user/u3/', { $email: 'a@x.com', $slack: { user_id: 'U1', access_token: 'xoxb' } })).json();
-    const again = await edit(ws, 'u3', [{ $append: { $email: 'A@X.COM', $slack: { access_token: 'xoxb', user_id: 'U1' } } }]);
+    const created = (
+      await call(ws, 'POST', '/v1/user/u3/', { $email: 'a@x.com', $slack: { user_id: 'U1', access_token: 'xoxb' } })
+    ).json();
+    const again = await edit(ws, 'u3', [
+      { $append: { $email: 'A@X.COM', $slack: { access_token: 'xoxb', user_id: 'U1' } } },
+    ]);
     expect(again.json().$email).toEqual([active('a@x.com')]);
     expect(again.json().$slack).toHaveLength(1);
     expect(again.json().updated_at).toBe(created.updated_at);
@@ -107,9 +141,15 @@ describe('users', () => {
     await call(ws, 'POST', '/v1/user/u4/', { name: 'x', n: 1 });
     const cases: [unknown[], string][] = [
       [[{ $add: { name: 1 } }], 'operations[0].$add.name: cannot add: property name is not a number'],
-      [[{ $set: { n: 2 } }, { $append: { name: 'y' } }], 'operations[1].$append.name: cannot append: property name is not a list'],
+      [
+        [{ $set: { n: 2 } }, { $append: { name: 'y' } }],
+        'operations[1].$append.name: cannot append: property name is not a list',
+      ],
       [[{ $append: { $email: 'nope' } }], "operations[0].$append.$email: 'nope' is not a valid email address"],
-      [[{ $set: { $email: 'a@x.com' } }], 'operations[0].$set.$email: $email is a channel: change it with $append, $remove or $unset'],
+      [
+        [{ $set: { $email: 'a@x.com' } }],
+        'operations[0].$set.$email: $email is a channel: change it with $append, $remove or $unset',
+      ],
     ];
     for (const [operations, message] of cases) {
       const response = await edit(ws, 'u4', operations);
@@ -137,7 +177,10 @@ describe('users', () => {
     for (const id of ['Al/ice @ü', 'al/ice @ü', '100%', 'ünï 😀', 'a?b#c']) {
       const url = `/v1/user/${encodeURIComponent(id)}/`;
       expect((await call(ws, 'POST', url, { id })).json().distinct_id, id).toBe(id);
-      expect((await call(ws, 'PATCH', url, { operations: [{ $set: { ok: true } }] })).json().properties, id).toEqual({ id, ok: true });
+      expect((await call(ws, 'PATCH', url, { operations: [{ $set: { ok: true } }] })).json().properties, id).toEqual({
+        id,
+        ok: true,
+      });
     }
     expect((await call(ws, 'DELETE', `/v1/user/${encodeURIComponent('Al/ice @ü')}/`)).statusCode).toBe(204);
     expect((await call(ws, 'GET', `/v1/user/${encodeURIComponent('al/ice @ü')}/`)).statusCode).toBe(200);
@@ -154,7 +197,14 @@ describe('users', () => {
     const ids = (body: { results: { distinct_id: string }[] }) => body.results.map((u) => u.distinct_id);
     const page1 = (await call(ws, 'GET', '/v1/user/?limit=2')).json();
     expect(ids(page1)).toEqual(['a', 'b']);
-    expect(page1.meta).toEqual({ count: 5, limit: 2, has_prev: false, before: null, has_next: true, after: expect.any(String) });
+    expect(page1.meta).toEqual({
+      count: 5,
+      limit: 2,
+      has_prev: false,
+      before: null,
+      has_next: true,
+      after: expect.any(String),
+    });
     await call(ws, 'POST', '/v1/user/f/', {});
     const page2 = (await call(ws, 'GET', `/v1/user/?limit=2&after=${page1.meta.after}`)).json();
     expect(ids(page2)).toEqual(['c', 'd']);
@@ -188,10 +238,18 @@ describe('users', () => {
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
     expect((await call(ws, 'GET', '/v1/user/d1/')).statusCode).toBe(404);
-    expect((await call(ws, 'DELETE', '/v1/user/d1/')).json()).toEqual({ code: 404, message: "user [distinct_id: 'd1'] not found" });
+    expect((await call(ws, 'DELETE', '/v1/user/d1/')).json()).toEqual({
+      code: 404,
+      message: "user [distinct_id: 'd1'] not found",
+    });
     expect((await call(ws, 'DELETE', '/v1/bulk/user/', { distinct_ids: ['d2', 'd3', 'ghost'] })).statusCode).toBe(204);
-    expect((await call(ws, 'GET', '/v1/user/')).json().results.map((u: { distinct_id: string }) => u.distinct_id)).toEqual(['keep']);
+    expect(
+      (await call(ws, 'GET', '/v1/user/')).json().results.map((u: { distinct_id: string }) => u.distinct_id),
+    ).toEqual(['keep']);
     expect((await call(ws, 'DELETE', '/v1/bulk/user/', { distinct_ids: [] })).statusCode).toBe(400);
-    expect((await call(ws, 'DELETE', '/v1/bulk/user/', { distinct_ids: Array.from({ length: 1001 }, (_, i) => `u${i}`) })).statusCode).toBe(400);
+    expect(
+      (await call(ws, 'DELETE', '/v1/bulk/user/', { distinct_ids: Array.from({ length: 1001 }, (_, i) => `u${i}`) }))
+        .statusCode,
+    ).toBe(400);
   });
 });

@@ -35,21 +35,28 @@ describe.runIf(DATABASE_URL)('PostgreSQL going away under load', () => {
   });
 
   for (const fault of ['reset', 'hold'] as const) {
-    it(`${fault === 'reset' ? 'server gone (connections reset)' : 'network partition (half-open connections)'}: fast 503s, /readyz not ready, recovery within 5 s, no acknowledged write lost or doubled`, { timeout: 60_000 }, async () => {
-      const proxy = await TcpProxy.start({ host: new URL(DATABASE_URL!).hostname, port: Number(new URL(DATABASE_URL!).port || 5432) });
-      const t = await buildTestApp({
-        DATABASE_URL: proxy.urlFor(database.url!),
-        DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
-        DATABASE_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS),
-      });
-      try {
-        await runOutage(t, proxy, fault, direct);
-      } finally {
-        proxy.restore();
-        await t.close();
-        await proxy.close();
-      }
-    });
+    it(
+      `${fault === 'reset' ? 'server gone (connections reset)' : 'network partition (half-open connections)'}: fast 503s, /readyz not ready, recovery within 5 s, no acknowledged write lost or doubled`,
+      { timeout: 60_000 },
+      async () => {
+        const proxy = await TcpProxy.start({
+          host: new URL(DATABASE_URL!).hostname,
+          port: Number(new URL(DATABASE_URL!).port || 5432),
+        });
+        const t = await buildTestApp({
+          DATABASE_URL: proxy.urlFor(database.url!),
+          DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
+          DATABASE_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS),
+        });
+        try {
+          await runOutage(t, proxy, fault, direct);
+        } finally {
+          proxy.restore();
+          await t.close();
+          await proxy.close();
+        }
+      },
+    );
   }
 });
 
@@ -67,7 +74,12 @@ async function runOutage(t: TestApp, proxy: TcpProxy, fault: Fault, direct: Db) 
     const label: Label = iteration % 4 === 3 ? 'read' : 'write';
     const response =
       label === 'write'
-        ? await t.app.inject({ method: 'POST', url: '/management/v1/workspace/', headers: ws.management, payload: { name: `${prefix}-${worker}-${iteration}` } })
+        ? await t.app.inject({
+            method: 'POST',
+            url: '/management/v1/workspace/',
+            headers: ws.management,
+            payload: { name: `${prefix}-${worker}-${iteration}` },
+          })
         : await t.app.inject({ method: 'GET', url: '/v1/user/nobody/', headers: ws.base });
     if (label === 'write' && response.statusCode === 201 && restoredAt !== Infinity) recoveredAt ??= clock();
     return { label, status: response.statusCode, body: response.json(), headers: response.headers };
@@ -77,7 +89,14 @@ async function runOutage(t: TestApp, proxy: TcpProxy, fault: Fault, direct: Db) 
     while (!stopped) {
       const start = clock();
       const response = await t.app.inject({ method: 'GET', url: '/readyz' });
-      samples.push({ label: 'ready', start, end: clock(), status: response.statusCode, body: response.json(), headers: response.headers });
+      samples.push({
+        label: 'ready',
+        start,
+        end: clock(),
+        status: response.statusCode,
+        body: response.json(),
+        headers: response.headers,
+      });
       await sleep(100);
     }
     return samples;
@@ -95,7 +114,11 @@ async function runOutage(t: TestApp, proxy: TcpProxy, fault: Fault, direct: Db) 
     stopped = true;
   };
 
-  const [samples, ready] = await Promise.all([runLoad<Label>({ workers: 12, stop: () => stopped, send, clock }), readiness(), script()]);
+  const [samples, ready] = await Promise.all([
+    runLoad<Label>({ workers: 12, stop: () => stopped, send, clock }),
+    readiness(),
+    script(),
+  ]);
 
   // Nothing but success, "not found" for the absent user, or a 503 in the route's own error shape.
   const unexpected = samples.filter((s) => ![200, 201, 404, 503].includes(s.status));
@@ -125,7 +148,9 @@ async function runOutage(t: TestApp, proxy: TcpProxy, fault: Fault, direct: Db) 
   expect(readyAgain!.end - restoredAt).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
 
   // Recovery without a restart: writes succeed again within 5 s, and from then on all of them do.
-  const firstSuccess = samples.filter((s) => s.label === 'write' && s.start >= restoredAt && s.status === 201).sort((a, b) => a.end - b.end)[0];
+  const firstSuccess = samples
+    .filter((s) => s.label === 'write' && s.start >= restoredAt && s.status === 201)
+    .sort((a, b) => a.end - b.end)[0];
   expect(firstSuccess, 'a write succeeded after the database returned').toBeDefined();
   const recoveryMs = firstSuccess!.end - restoredAt;
   expect(recoveryMs, 'recovery (ms)').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
@@ -141,8 +166,16 @@ async function runOutage(t: TestApp, proxy: TcpProxy, fault: Fault, direct: Db) 
     .selectFrom('workspaces')
     .select((eb) => [
       'slug',
-      eb.selectFrom('tenants').whereRef('tenants.workspace_id', '=', 'workspaces.id').select(eb.fn.countAll<number>().as('n')).as('tenants'),
-      eb.selectFrom('workspace_keys').whereRef('workspace_keys.workspace_id', '=', 'workspaces.id').select(eb.fn.countAll<number>().as('n')).as('keys'),
+      eb
+        .selectFrom('tenants')
+        .whereRef('tenants.workspace_id', '=', 'workspaces.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('tenants'),
+      eb
+        .selectFrom('workspace_keys')
+        .whereRef('workspace_keys.workspace_id', '=', 'workspaces.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('keys'),
     ])
     .where('name', 'like', `${prefix}-%`)
     .execute();

@@ -4,9 +4,12 @@ import { FULL_ERROR_KEYS, keysOf } from '../support/load.js';
 
 describe('a handler that never finishes', () => {
   it('is answered 503 in the full shape after twice REQUEST_TIMEOUT_MS, with Retry-After', async () => {
-    const t = await buildTestApp({ REQUEST_TIMEOUT_MS: '1000' }, {
-      beforeReady: (app) => app.get('/test-hang', { schema: { hide: true } }, () => new Promise(() => {})),
-    });
+    const t = await buildTestApp(
+      { REQUEST_TIMEOUT_MS: '1000' },
+      {
+        beforeReady: (app) => app.get('/test-hang', { schema: { hide: true } }, () => new Promise(() => {})),
+      },
+    );
     try {
       const started = Date.now();
       const response = await t.app.inject({ method: 'GET', url: '/test-hang' });

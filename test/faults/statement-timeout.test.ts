@@ -16,7 +16,10 @@ describe.runIf(DATABASE_URL)('statement timeout', () => {
       const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(database.db);
       expect(rows[0]!.statement_timeout).toBe('200ms');
       const started = Date.now();
-      const error = await sql`select pg_sleep(2)`.execute(database.db).then(() => undefined, (e: unknown) => e);
+      const error = await sql`select pg_sleep(2)`.execute(database.db).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(Date.now() - started).toBeLessThan(1500);
       expect((error as { code?: string }).code).toBe('57014');
       expect(toHttpError(error)).toMatchObject({ status: 503, errorCode: 'service_unavailable' });

@@ -11,13 +11,20 @@ import { problemWith, routeCatalogue, type CatalogueRoute } from '../support/rou
 const REQUEST_TIMEOUT_MS = 1000;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** A concrete URL for a route: every path parameter filled with a plain value. */
-const urlOf = (route: CatalogueRoute, ws: WorkspaceFixture) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'workspace' ? ws.slug : 'limits-test'));
+const urlOf = (route: CatalogueRoute, ws: WorkspaceFixture) =>
+  route.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'workspace' ? ws.slug : 'limits-test'));
 
 describe('request limits on every route that takes a body', () => {
   const t = useTestApp({ REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
   let ws: WorkspaceFixture;
   let bodyRoutes: CatalogueRoute[];
-  const figures = { routes_with_a_body: 0, oversized_bodies_sent: 0, deep_bodies_sent: 0, slow_connections_opened: 0, slowest_slow_connection_closed_ms: 0 };
+  const figures = {
+    routes_with_a_body: 0,
+    oversized_bodies_sent: 0,
+    deep_bodies_sent: 0,
+    slow_connections_opened: 0,
+    slowest_slow_connection_closed_ms: 0,
+  };
   beforeAll(async () => {
     ws = await createWorkspaceFixture(t());
     bodyRoutes = (await routeCatalogue(t().app)).filter((route) => BODY_METHODS.has(route.method));
@@ -26,7 +33,12 @@ describe('request limits on every route that takes a body', () => {
   afterAll(() => recordFigures('limits', figures));
 
   const send = (route: CatalogueRoute, payload: string) =>
-    t().app.inject({ method: route.method, url: urlOf(route, ws), headers: { ...authFor(route, ws), 'content-type': 'application/json' }, payload });
+    t().app.inject({
+      method: route.method,
+      url: urlOf(route, ws),
+      headers: { ...authFor(route, ws), 'content-type': 'application/json' },
+      payload,
+    });
 
   it('answers a body over BODY_LIMIT with 413 in the route’s documented shape, before any handler runs', async () => {
     expect(bodyRoutes.length).toBeGreaterThan(0);
@@ -42,7 +54,10 @@ describe('request limits on every route that takes a body', () => {
   it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels with 400, up to 100,000 levels, without overflowing the stack`, async () => {
     for (const route of bodyRoutes) {
       for (const levels of [MAX_JSON_DEPTH + 1, 1_000, 100_000]) {
-        for (const payload of ['['.repeat(levels) + ']'.repeat(levels), `{"name":"n","x":${'{"a":'.repeat(levels - 1)}1${'}'.repeat(levels - 1)}}`]) {
+        for (const payload of [
+          '['.repeat(levels) + ']'.repeat(levels),
+          `{"name":"n","x":${'{"a":'.repeat(levels - 1)}1${'}'.repeat(levels - 1)}}`,
+        ]) {
           const response = await send(route, payload);
           figures.deep_bodies_sent += 1;
           expect(response.statusCode, `${route.label} ${levels}`).toBe(400);
@@ -53,13 +68,17 @@ describe('request limits on every route that takes a body', () => {
       const atLimit = await send(route, `{"x":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`);
       expect(atLimit.body, route.label).not.toContain('nests deeper');
     }
-  });
+  }, 180_000); // six deep bodies on every body route: the route count grows with the API
 
   it('answers malformed percent-encoding and over-long path parameters (refused before routing) in the full shape', async () => {
     const badEncoding = await t().app.inject({ method: 'GET', url: '/v1/user/%zz/', headers: ws.base });
     expect(badEncoding.statusCode).toBe(400);
     expect(keysOf(badEncoding.json())).toEqual(FULL_ERROR_KEYS);
-    const longParameter = await t().app.inject({ method: 'GET', url: `/v1/user/${'u'.repeat(1025)}/`, headers: ws.base });
+    const longParameter = await t().app.inject({
+      method: 'GET',
+      url: `/v1/user/${'u'.repeat(1025)}/`,
+      headers: ws.base,
+    });
     expect(longParameter.statusCode).toBe(414);
     expect(keysOf(longParameter.json())).toEqual(FULL_ERROR_KEYS);
   });
@@ -92,14 +111,23 @@ describe('request limits on every route that takes a body', () => {
             if (!socket.destroyed && drip) socket.write(drip[i++ % drip.length]!);
           }, 200);
         });
-        setTimeout(() => reject(new Error(`connection still open after 15 s; received ${JSON.stringify(received)}`)), 15_000).unref();
+        setTimeout(
+          () => reject(new Error(`connection still open after 15 s; received ${JSON.stringify(received)}`)),
+          15_000,
+        ).unref();
       });
 
     it('closes a connection that trickles its body or its headers, stays silent, or keeps sending after being refused, within the request timeout, while serving others', async () => {
-      const slowBody = trickle(`POST /management/v1/workspace/ HTTP/1.1\r\nHost: x\r\nAuthorization: ${ws.management.authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, '{"name":"');
+      const slowBody = trickle(
+        `POST /management/v1/workspace/ HTTP/1.1\r\nHost: x\r\nAuthorization: ${ws.management.authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+        '{"name":"',
+      );
       const slowHeaders = trickle('GET /healthz HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
       const silent = trickle('', '');
-      const refusedButTrickling = trickle(`POST /management/v1/workspace/ HTTP/1.1\r\nHost: x\r\nAuthorization: ServiceToken wrong\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`, '{"name":"');
+      const refusedButTrickling = trickle(
+        `POST /management/v1/workspace/ HTTP/1.1\r\nHost: x\r\nAuthorization: ServiceToken wrong\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+        '{"name":"',
+      );
       figures.slow_connections_opened += 4;
       await sleep(300);
       const meanwhile = await fetch(`http://127.0.0.1:${port}/healthz`);

@@ -14,7 +14,12 @@ describe('management API keys', () => {
   const t = useTestApp();
 
   const call = (ws: WorkspaceFixture, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object) =>
-    t().app.inject({ method, url: `/management/v1/${ws.slug}/ws_api_key/${path}`, headers: ws.management, ...(payload ? { payload } : {}) });
+    t().app.inject({
+      method,
+      url: `/management/v1/${ws.slug}/ws_api_key/${path}`,
+      headers: ws.management,
+      ...(payload ? { payload } : {}),
+    });
   const create = async (ws: WorkspaceFixture, payload: object = { name: 'server' }) => {
     const response = await call(ws, 'POST', '', payload);
     expect(response.statusCode, response.body).toBe(201);
@@ -22,7 +27,8 @@ describe('management API keys', () => {
   };
   /** A base call: 404 (no such user) means the key authenticated, 401 that it did not. */
   const baseCallWith = async (apiKey: string) =>
-    (await t().app.inject({ method: 'GET', url: '/v1/user/x/', headers: { authorization: `Bearer ${apiKey}` } })).statusCode;
+    (await t().app.inject({ method: 'GET', url: '/v1/user/x/', headers: { authorization: `Bearer ${apiKey}` } }))
+      .statusCode;
 
   describe('create', () => {
     it('answers 201 with the full key this once, and the key authenticates base calls', async () => {
@@ -47,20 +53,25 @@ describe('management API keys', () => {
     it('stores only a hash of the key', async () => {
       const ws = await createWorkspaceFixture(t());
       const created = await create(ws);
-      const { rows } = await sql<Record<string, unknown>>`select * from api_keys where id = ${created.id}`.execute(t().db);
+      const { rows } = await sql<Record<string, unknown>>`select * from api_keys where id = ${created.id}`.execute(
+        t().db,
+      );
       expect(JSON.stringify(rows)).not.toContain(created.api_key.slice(4, 40));
     });
 
     it('answers bad bodies with 400 keyed by field', async () => {
       const ws = await createWorkspaceFixture(t());
-      await expectFieldErrors((payload) => call(ws, 'POST', '', payload), [
-        [{}, 'name'],
-        [{ name: '' }, 'name'],
-        [{ name: ' ' }, 'name'],
-        [{ name: 'x'.repeat(101) }, 'name'],
-        [{ name: 'ok', description: 'd'.repeat(2001) }, 'description'],
-        [{ name: 'ok', scopes: ['all'] }, 'scopes'],
-      ]);
+      await expectFieldErrors(
+        (payload) => call(ws, 'POST', '', payload),
+        [
+          [{}, 'name'],
+          [{ name: '' }, 'name'],
+          [{ name: ' ' }, 'name'],
+          [{ name: 'x'.repeat(101) }, 'name'],
+          [{ name: 'ok', description: 'd'.repeat(2001) }, 'description'],
+          [{ name: 'ok', scopes: ['all'] }, 'scopes'],
+        ],
+      );
     });
   });
 
@@ -78,7 +89,13 @@ describe('management API keys', () => {
       expect(body.results.map((k: { id: string }) => k.id)).toEqual([ws.apiKeyId, first.id, second.id]);
       const { api_key: secondKey, ...secondListed } = second;
       expect(body.results[2]).toEqual(secondListed);
-      expect(body.results[1]).toEqual({ ...first, api_key: undefined, is_deleted: true, deleted_at: ISO, deleted_by: OPERATOR });
+      expect(body.results[1]).toEqual({
+        ...first,
+        api_key: undefined,
+        is_deleted: true,
+        deleted_at: ISO,
+        deleted_by: OPERATOR,
+      });
       for (const key of [ws.apiKey, first.api_key, secondKey]) expect(response.body).not.toContain(key);
     });
 
@@ -107,7 +124,11 @@ describe('management API keys', () => {
       expect(response.body).toBe('');
       expect(await baseCallWith(created.api_key)).toBe(401);
       expect(await baseCallWith(ws.apiKey)).toBe(404);
-      const row = await t().db.selectFrom('api_keys').select(['deleted_at', 'deleted_by']).where('id', '=', created.id).executeTakeFirstOrThrow();
+      const row = await t()
+        .db.selectFrom('api_keys')
+        .select(['deleted_at', 'deleted_by'])
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow();
       expect(row.deleted_at).toBeInstanceOf(Date);
       expect(row.deleted_by).toEqual(OPERATOR);
     });
@@ -116,9 +137,17 @@ describe('management API keys', () => {
       const ws = await createWorkspaceFixture(t());
       const created = await create(ws);
       await call(ws, 'DELETE', `${created.id}/`);
-      const deletedAt = async () => (await call(ws, 'GET', '')).json().results.find((k: { id: string }) => k.id === created.id).deleted_at;
+      const deletedAt = async () =>
+        (await call(ws, 'GET', '')).json().results.find((k: { id: string }) => k.id === created.id).deleted_at;
       const firstDeletedAt = await deletedAt();
-      for (const id of [created.id, MISSING_ID, 'not-a-key', 'ws_key_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'ws_apik_', `ws_apik_${'Z'.repeat(300)}`]) {
+      for (const id of [
+        created.id,
+        MISSING_ID,
+        'not-a-key',
+        'ws_key_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+        'ws_apik_',
+        `ws_apik_${'Z'.repeat(300)}`,
+      ]) {
         const response = await call(ws, 'DELETE', `${id}/`);
         expect(response.statusCode, id).toBe(404);
         expect(response.json()).toEqual(notFound(`API key '${id}' not found`));
@@ -140,7 +169,11 @@ describe('management API keys', () => {
 
     // Used: the key resolves to its own workspace only, whatever data B holds.
     await t().db.insertInto('users').values({ workspace_id: b.workspaceId, distinct_id: 'b-user' }).execute();
-    const fromA = await t().app.inject({ method: 'GET', url: '/v1/user/b-user/', headers: { authorization: `Bearer ${keyOfA.api_key}` } });
+    const fromA = await t().app.inject({
+      method: 'GET',
+      url: '/v1/user/b-user/',
+      headers: { authorization: `Bearer ${keyOfA.api_key}` },
+    });
     expect(fromA.statusCode).toBe(404);
   });
 
@@ -154,12 +187,25 @@ describe('management API keys', () => {
     ];
     for (const [method, path, payload] of routes) {
       const url = `/management/v1/${ws.slug}/ws_api_key/${path}`;
-      for (const headers of [{}, { authorization: 'ServiceToken hst_nope' }, { authorization: `Bearer ${ws.apiKey}` }]) {
+      for (const headers of [
+        {},
+        { authorization: 'ServiceToken hst_nope' },
+        { authorization: `Bearer ${ws.apiKey}` },
+      ]) {
         const response = await t().app.inject({ method: method as 'GET', url, headers, payload });
         expect(response.statusCode, `${method} ${path}`).toBe(401);
-        expect(response.json()).toMatchObject({ code: 401, error_code: 'authentication_failed', type: 'AuthenticationFailed' });
+        expect(response.json()).toMatchObject({
+          code: 401,
+          error_code: 'authentication_failed',
+          type: 'AuthenticationFailed',
+        });
       }
-      const unknown = await t().app.inject({ method: method as 'GET', url: `/management/v1/no-such-ws/ws_api_key/${path}`, headers: ws.management, payload });
+      const unknown = await t().app.inject({
+        method: method as 'GET',
+        url: `/management/v1/no-such-ws/ws_api_key/${path}`,
+        headers: ws.management,
+        payload,
+      });
       expect(unknown.statusCode, `${method} ${path}`).toBe(404);
       expect(unknown.json()).toEqual(notFound("workspace 'no-such-ws' not found"));
     }
@@ -177,12 +223,26 @@ describe('management API keys', () => {
 
   it('documents every key endpoint with its schemas and marks the sensitive fields', async () => {
     const ws = await createWorkspaceFixture(t());
-    const document = (await t().app.inject({ method: 'GET', url: '/management/openapi.json', headers: ws.management })).json();
-    const operations = Object.values(document.paths as Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>>)
+    const document = (
+      await t().app.inject({ method: 'GET', url: '/management/openapi.json', headers: ws.management })
+    ).json();
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>>,
+    )
       .flatMap((item) => Object.values(item))
       .filter((op) => op.operationId);
     const byId = Object.fromEntries(operations.map((op) => [op.operationId, op]));
-    for (const id of ['listWorkspaceKeys', 'createWorkspaceKey', 'getWorkspaceKey', 'rotateWorkspaceKey', 'updateWorkspaceKey', 'deleteWorkspaceKey', 'listApiKeys', 'createApiKey', 'deleteApiKey']) {
+    for (const id of [
+      'listWorkspaceKeys',
+      'createWorkspaceKey',
+      'getWorkspaceKey',
+      'rotateWorkspaceKey',
+      'updateWorkspaceKey',
+      'deleteWorkspaceKey',
+      'listApiKeys',
+      'createApiKey',
+      'deleteApiKey',
+    ]) {
       expect(byId[id], id).toBeDefined();
       expect(Object.keys(byId[id]!.responses), id).toEqual(expect.arrayContaining(['401', '404']));
     }

@@ -3,20 +3,39 @@ import type { WorkspaceFixture } from '../support/fixtures.js';
 
 /** Small drivers for the configuration endpoints, so tests read as the behaviour they check. */
 
-export const category = (slug: string, default_preference = 'opt_in') => ({ category: slug, name: `Name of ${slug}`, default_preference });
+export const category = (slug: string, default_preference = 'opt_in') => ({
+  category: slug,
+  name: `Name of ${slug}`,
+  default_preference,
+});
 
 /** A definition with the three roots; `transactional` and `promotional` hold the given slugs. */
 export const definition = (transactional: string[] = [], promotional: string[] = []) => ({
   root_categories: [
     { root_category: 'system', sections: [] },
-    { root_category: 'transactional', sections: transactional.length ? [{ name: 'Updates', categories: transactional.map((slug) => category(slug)) }] : [] },
-    { root_category: 'promotional', sections: promotional.length ? [{ name: 'Marketing', categories: promotional.map((slug) => category(slug, 'opt_out')) }] : [] },
+    {
+      root_category: 'transactional',
+      sections: transactional.length
+        ? [{ name: 'Updates', categories: transactional.map((slug) => category(slug)) }]
+        : [],
+    },
+    {
+      root_category: 'promotional',
+      sections: promotional.length
+        ? [{ name: 'Marketing', categories: promotional.map((slug) => category(slug, 'opt_out')) }]
+        : [],
+    },
   ],
 });
 
 export function configClient(t: () => TestApp, ws: WorkspaceFixture) {
   const inject = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: unknown) =>
-    t().app.inject({ method, url: `/management/v1/${ws.slug}${path}`, headers: ws.management, ...(payload === undefined ? {} : { payload: payload as object }) });
+    t().app.inject({
+      method,
+      url: `/management/v1/${ws.slug}${path}`,
+      headers: ws.management,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   return {
     inject,
     postCategories: (body: unknown, query = '') => inject('POST', `/preference_category/${query}`, body),
@@ -25,12 +44,14 @@ export function configClient(t: () => TestApp, ws: WorkspaceFixture) {
     /** Commits a definition in one call and returns its version_no. */
     async commitDefinition(body: unknown) {
       const response = await inject('POST', '/preference_category/?commit=true', body);
-      if (response.statusCode !== 200 || response.json().status !== 'active') throw new Error(`commit failed: ${response.body}`);
+      if (response.statusCode !== 200 || response.json().status !== 'active')
+        throw new Error(`commit failed: ${response.body}`);
       return response.json().version_no as number;
     },
     postWorkflow: (slug: string, body: unknown, query = '') => inject('POST', `/workflow/${slug}/${query}`, body),
     getWorkflow: (slug: string, query = '') => inject('GET', `/workflow/${slug}/${query}`),
-    commitWorkflow: (slug: string, query = '', body?: unknown) => inject('PATCH', `/workflow/${slug}/commit/${query}`, body),
+    commitWorkflow: (slug: string, query = '', body?: unknown) =>
+      inject('PATCH', `/workflow/${slug}/commit/${query}`, body),
   };
 }
 

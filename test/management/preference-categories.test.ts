@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { bootstrapWorkspace } from '../../src/provisioning.js';
+import { bootstrapWorkspace } from '../../src/services/workspaces.js';
 import { category, configClient, definition, workflowBody } from './config-helpers.js';
 
 const SCHEMA_URL = 'http://127.0.0.1:3000/management/v1/schemas/preference_category.json';
@@ -38,7 +38,12 @@ describe('GET /v1/{workspace}/preference_category/', () => {
     const client = configClient(t, ws);
     expect((await client.getCategories('?mode=live')).json()).toEqual((await client.getCategories()).json());
     const draft = await client.getCategories('?mode=draft');
-    expect(draft.json()).toMatchObject({ status: 'draft', version_no: 1, root_categories: emptyRoots, validation_result: { is_valid: true, errors: [] } });
+    expect(draft.json()).toMatchObject({
+      status: 'draft',
+      version_no: 1,
+      root_categories: emptyRoots,
+      validation_result: { is_valid: true, errors: [] },
+    });
     const bad = await client.getCategories('?mode=staging');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toEqual({ code: 400, message: 'mode must be equal to one of the allowed values' });
@@ -48,14 +53,33 @@ describe('GET /v1/{workspace}/preference_category/', () => {
     const ws = await createWorkspaceFixture(t());
     const anonymous = await t().app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/preference_category/` });
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json()).toEqual({ code: 401, message: 'missing or malformed Authorization header; expected "ServiceToken <TOKEN>"' });
-    const badToken = await t().app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/preference_category/`, headers: { authorization: 'ServiceToken nope' } });
+    expect(anonymous.json()).toEqual({
+      code: 401,
+      message: 'missing or malformed Authorization header; expected "ServiceToken <TOKEN>"',
+    });
+    const badToken = await t().app.inject({
+      method: 'GET',
+      url: `/management/v1/${ws.slug}/preference_category/`,
+      headers: { authorization: 'ServiceToken nope' },
+    });
     expect(badToken.json()).toEqual({ code: 401, message: 'invalid service token' });
-    const unknown = await t().app.inject({ method: 'GET', url: '/management/v1/no-such-ws/preference_category/', headers: ws.management });
+    const unknown = await t().app.inject({
+      method: 'GET',
+      url: '/management/v1/no-such-ws/preference_category/',
+      headers: ws.management,
+    });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ code: 404, message: "workspace 'no-such-ws' not found" });
-    for (const [method, url] of [['POST', '/preference_category/'], ['PATCH', '/preference_category/commit/']] as const) {
-      const response = await t().app.inject({ method, url: `/management/v1/no-such-ws${url}`, headers: ws.management, payload: definition() });
+    for (const [method, url] of [
+      ['POST', '/preference_category/'],
+      ['PATCH', '/preference_category/commit/'],
+    ] as const) {
+      const response = await t().app.inject({
+        method,
+        url: `/management/v1/no-such-ws${url}`,
+        headers: ws.management,
+        payload: definition(),
+      });
       expect(response.json(), url).toEqual({ code: 404, message: "workspace 'no-such-ws' not found" });
     }
   });
@@ -69,7 +93,12 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     const client = configClient(t, ws);
     const posted = await client.postCategories(definition(['tagged-to-me'], ['newsletter']));
     expect(posted.statusCode).toBe(200);
-    expect(posted.json()).toMatchObject({ status: 'draft', version_no: 1, validation_result: { is_valid: true, errors: [] }, updated_by: OPERATOR });
+    expect(posted.json()).toMatchObject({
+      status: 'draft',
+      version_no: 1,
+      validation_result: { is_valid: true, errors: [] },
+      updated_by: OPERATOR,
+    });
     expect(posted.json().root_categories[1].sections[0].categories[0]).toEqual({
       category: 'tagged-to-me',
       name: 'Name of tagged-to-me',
@@ -86,12 +115,21 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
 
     const committed = await client.commitCategories('?commit_message=first');
     expect(committed.statusCode).toBe(200);
-    expect(committed.json()).toMatchObject({ status: 'active', version_no: 1, commit_message: 'first', committed_by: OPERATOR });
+    expect(committed.json()).toMatchObject({
+      status: 'active',
+      version_no: 1,
+      commit_message: 'first',
+      committed_by: OPERATOR,
+    });
     expect(committed.json().committed_at).toMatch(/\+00:00$/);
     const live = (await client.getCategories()).json();
     expect(live).toEqual(committed.json());
     expect(live.root_categories).toEqual(posted.json().root_categories);
-    expect((await client.getCategories('?mode=draft')).json()).toMatchObject({ version_no: 2, status: 'draft', root_categories: live.root_categories });
+    expect((await client.getCategories('?mode=draft')).json()).toMatchObject({
+      version_no: 2,
+      status: 'draft',
+      root_categories: live.root_categories,
+    });
   });
 
   it('replaces the draft on every POST and keeps unknown keys and optional fields as sent', async () => {
@@ -107,7 +145,13 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     });
     const posted = (await client.postCategories(body)).json();
     expect(posted.root_categories[1].sections[0].categories).toEqual([
-      expect.objectContaining({ category: 'b', description: 'B things', digest_schedule: { frequency: 'daily', time: '09:00' }, properties: { weight: 2 }, visible_to_subscriber: true }),
+      expect.objectContaining({
+        category: 'b',
+        description: 'B things',
+        digest_schedule: { frequency: 'daily', time: '09:00' },
+        properties: { weight: 2 },
+        visible_to_subscriber: true,
+      }),
     ]);
   });
 
@@ -117,7 +161,10 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     const body = {
       root_categories: [
         { root_category: 'system', sections: [{ name: 'S', categories: [category('dup'), category('Bad_Slug')] }] },
-        { root_category: 'transactional', sections: [{ name: 'T', categories: [category('dup'), category('ok', 'maybe')] }] },
+        {
+          root_category: 'transactional',
+          sections: [{ name: 'T', categories: [category('dup'), category('ok', 'maybe')] }],
+        },
         { root_category: 'marketing' },
       ],
     };
@@ -137,7 +184,12 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     expect((await client.getCategories()).json().version_no).toBe(0);
     const commit = await client.commitCategories();
     expect(commit.statusCode).toBe(400);
-    expect(commit.json()).toEqual({ code: 400, message: expect.stringMatching(/^the draft is invalid and cannot be committed: unknown root category 'marketing'/) });
+    expect(commit.json()).toEqual({
+      code: 400,
+      message: expect.stringMatching(
+        /^the draft is invalid and cannot be committed: unknown root category 'marketing'/,
+      ),
+    });
     expect(Object.keys(commit.json())).toEqual(['code', 'message']);
   });
 
@@ -149,11 +201,17 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     expect((await client.getCategories('?mode=draft')).json().version_no).toBe(2);
     const nothing = await client.commitCategories();
     expect(nothing.statusCode).toBe(400);
-    expect(nothing.json()).toEqual({ code: 400, message: 'nothing to commit: the draft has no changes since version 1' });
+    expect(nothing.json()).toEqual({
+      code: 400,
+      message: 'nothing to commit: the draft has no changes since version 1',
+    });
     // A draft identical to live is no change either; posting it with commit=true keeps version 1.
     await client.postCategories(definition(['alerts']));
     expect((await client.commitCategories()).statusCode).toBe(400);
-    expect((await client.postCategories(definition(['alerts']), '?commit=true')).json()).toMatchObject({ status: 'active', version_no: 1 });
+    expect((await client.postCategories(definition(['alerts']), '?commit=true')).json()).toMatchObject({
+      status: 'active',
+      version_no: 1,
+    });
   });
 
   it('keeps every committed version as history', async () => {
@@ -162,7 +220,12 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     expect(await client.commitDefinition(definition(['a']))).toBe(1);
     expect(await client.commitDefinition(definition(['a', 'b']))).toBe(2);
     expect(await client.commitDefinition(definition(['c']))).toBe(3);
-    const history = await t().db.selectFrom('preference_category_versions').select(['version_no', 'root_categories']).where('workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const history = await t()
+      .db.selectFrom('preference_category_versions')
+      .select(['version_no', 'root_categories'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(history.map((row) => row.version_no)).toEqual([1, 2, 3]);
     expect(JSON.stringify(history[1]!.root_categories)).toContain('"b"');
     expect((await client.getCategories()).json().version_no).toBe(3);
@@ -171,7 +234,16 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
   it('refuses a malformed body with a short 400', async () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
-    for (const body of [{}, { root_categories: 'x' }, { root_categories: [{ sections: [] }] }, { root_categories: [{ root_category: 'system', sections: [{ name: 'S', categories: [{ category: 'x', name: 'X' }] }] }] }]) {
+    for (const body of [
+      {},
+      { root_categories: 'x' },
+      { root_categories: [{ sections: [] }] },
+      {
+        root_categories: [
+          { root_category: 'system', sections: [{ name: 'S', categories: [{ category: 'x', name: 'X' }] }] },
+        ],
+      },
+    ]) {
       const response = await client.postCategories(body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(Object.keys(response.json())).toEqual(['code', 'message']);
@@ -183,7 +255,9 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
     await client.commitDefinition(definition(['orders', 'tagged', 'news']));
-    expect((await client.postWorkflow('order-shipped', workflowBody('orders'), '?commit=true')).json().status).toBe('active');
+    expect((await client.postWorkflow('order-shipped', workflowBody('orders'), '?commit=true')).json().status).toBe(
+      'active',
+    );
     expect((await client.postWorkflow('tag', workflowBody('tagged'), '?commit=true')).json().status).toBe('active');
     // A draft-only workflow and a disabled one do not hold their category.
     await client.postWorkflow('news-draft', workflowBody('news'));
@@ -202,8 +276,15 @@ describe('POST /v1/{workspace}/preference_category/ and commit', () => {
       'subcategories with active workflows were deleted in this version: orders',
     ]);
     expect((await client.inject('DELETE', '/workflow/order-shipped/')).statusCode).toBe(204);
-    expect((await client.getCategories('?mode=draft')).json().validation_result).toEqual({ is_valid: true, errors: [] });
-    expect((await client.commitCategories()).json()).toMatchObject({ status: 'active', version_no: 2, root_categories: definition([]).root_categories });
+    expect((await client.getCategories('?mode=draft')).json().validation_result).toEqual({
+      is_valid: true,
+      errors: [],
+    });
+    expect((await client.commitCategories()).json()).toMatchObject({
+      status: 'active',
+      version_no: 2,
+      root_categories: definition([]).root_categories,
+    });
   });
 });
 
@@ -214,18 +295,32 @@ describe('concurrent preference category commits', () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
     await client.postCategories(definition(['a']));
-    const responses = await Promise.all([client.commitCategories(), client.commitCategories(), client.commitCategories()]);
+    const responses = await Promise.all([
+      client.commitCategories(),
+      client.commitCategories(),
+      client.commitCategories(),
+    ]);
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 400, 400]);
-    const racing = await Promise.all([1, 2, 3, 4].map((n) => client.postCategories(definition([`c${n}`]), '?commit=true')));
+    const racing = await Promise.all(
+      [1, 2, 3, 4].map((n) => client.postCategories(definition([`c${n}`]), '?commit=true')),
+    );
     expect(racing.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
-    const versions = await t().db.selectFrom('preference_category_versions').select('version_no').where('workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const versions = await t()
+      .db.selectFrom('preference_category_versions')
+      .select('version_no')
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(versions.map((v) => v.version_no)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('lets the primary key refuse a second version with the same number', async () => {
     const ws = await createWorkspaceFixture(t());
     const insert = () =>
-      t().db.insertInto('preference_category_versions').values({ workspace_id: ws.workspaceId, version_no: 1, root_categories: '[]' }).execute();
+      t()
+        .db.insertInto('preference_category_versions')
+        .values({ workspace_id: ws.workspaceId, version_no: 1, root_categories: '[]' })
+        .execute();
     await insert();
     await expect(insert()).rejects.toMatchObject({ code: '23505' });
   });
@@ -240,7 +335,12 @@ describe('the published JSON Schema', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/schema\+json/);
     const schema = response.json();
-    expect(schema).toMatchObject({ $id: SCHEMA_URL, $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: ['root_categories'] });
+    expect(schema).toMatchObject({
+      $id: SCHEMA_URL,
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      required: ['root_categories'],
+    });
 
     const { Ajv } = await import('ajv');
     const validate = new Ajv({ strict: false, validateFormats: false }).compile(schema);
@@ -254,7 +354,11 @@ describe('the published JSON Schema', () => {
     // What GET returns can be posted back as it is.
     const roundTrip = await client.postCategories(live);
     expect(roundTrip.statusCode).toBe(200);
-    expect(roundTrip.json()).toMatchObject({ status: 'draft', root_categories: live.root_categories, validation_result: { is_valid: true } });
+    expect(roundTrip.json()).toMatchObject({
+      status: 'draft',
+      root_categories: live.root_categories,
+      validation_result: { is_valid: true },
+    });
   });
 
   it('does not shadow a workspace whose slug is "schemas"', async () => {

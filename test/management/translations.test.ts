@@ -15,7 +15,11 @@ function translations(t: Parameters<typeof configClient>[0], ws: WorkspaceFixtur
     list: (query = '') => inject('GET', `/translation/${query}`),
     commit: (query = '') => inject('PATCH', `/translation/commit/${query}`),
     actions: async (query = '') =>
-      Object.fromEntries((await inject('GET', `/translation/${query}`)).json().results.map((f: { filename: string; action: string }) => [f.filename, f.action])),
+      Object.fromEntries(
+        (await inject('GET', `/translation/${query}`))
+          .json()
+          .results.map((f: { filename: string; action: string }) => [f.filename, f.action]),
+      ),
   };
 }
 
@@ -27,9 +31,18 @@ describe('translation uploads and reads', () => {
     const tr = translations(t, ws);
     const uploaded = await tr.upload('fr.json', { locale: 'fr', content: FR });
     expect(uploaded.statusCode).toBe(201);
-    expect(uploaded.json()).toEqual({ filename: 'fr.json', locale: 'fr', namespace: null, action: 'added', updated_at: expect.stringMatching(/\+00:00$/), content: FR });
+    expect(uploaded.json()).toEqual({
+      filename: 'fr.json',
+      locale: 'fr',
+      namespace: null,
+      action: 'added',
+      updated_at: expect.stringMatching(/\+00:00$/),
+      content: FR,
+    });
     expect((await tr.get('fr.json')).json()).toEqual(uploaded.json());
-    expect((await tr.get('fr.json', '?mode=live')).json()).toEqual(notFound("translation file 'fr.json' not found in live mode"));
+    expect((await tr.get('fr.json', '?mode=live')).json()).toEqual(
+      notFound("translation file 'fr.json' not found in live mode"),
+    );
     expect((await tr.list('?mode=live')).json()).toEqual({ meta: { count: 0, limit: 20, offset: 0 }, results: [] });
 
     const committed = await tr.commit('?commit_message=french');
@@ -38,7 +51,15 @@ describe('translation uploads and reads', () => {
       version_no: 1,
       commit_message: 'french',
       meta: { count: 1, limit: null, offset: null },
-      results: [{ filename: 'fr.json', locale: 'fr', namespace: null, action: 'added', updated_at: expect.stringMatching(/\+00:00$/) }],
+      results: [
+        {
+          filename: 'fr.json',
+          locale: 'fr',
+          namespace: null,
+          action: 'added',
+          updated_at: expect.stringMatching(/\+00:00$/),
+        },
+      ],
     });
     expect((await tr.get('fr.json', '?mode=live')).json()).toMatchObject({ content: FR, action: 'added' });
     expect((await tr.get('fr.json')).json()).toMatchObject({ content: FR, action: 'unchanged' });
@@ -47,9 +68,18 @@ describe('translation uploads and reads', () => {
   it('parses namespace and locale from the file name and refuses other names naming the rule', async () => {
     const ws = await createWorkspaceFixture(t());
     const tr = translations(t, ws);
-    expect((await tr.upload('auth.en.json', { locale: 'en', content: {} })).json()).toMatchObject({ filename: 'auth.en.json', locale: 'en', namespace: 'auth' });
-    expect((await tr.upload('es-MX.json', { locale: 'es-MX.json', content: { a: 'b' } })).json()).toMatchObject({ locale: 'es-MX', namespace: null });
-    expect((await tr.upload('zh-Hant-TW.json', { content: { a: 'b' } })).json()).toMatchObject({ locale: 'zh-Hant-TW' });
+    expect((await tr.upload('auth.en.json', { locale: 'en', content: {} })).json()).toMatchObject({
+      filename: 'auth.en.json',
+      locale: 'en',
+      namespace: 'auth',
+    });
+    expect((await tr.upload('es-MX.json', { locale: 'es-MX.json', content: { a: 'b' } })).json()).toMatchObject({
+      locale: 'es-MX',
+      namespace: null,
+    });
+    expect((await tr.upload('zh-Hant-TW.json', { content: { a: 'b' } })).json()).toMatchObject({
+      locale: 'zh-Hant-TW',
+    });
     for (const name of ['fr.txt', 'french.json', 'en_US.json', 'a.b.en.json', '.json', 'EN.json']) {
       const response = await tr.upload(name, { locale: 'fr', content: {} });
       expect(response.statusCode, name).toBe(400);
@@ -78,7 +108,12 @@ describe('translation uploads and reads', () => {
     await tr.upload('de.json', { content: { hello: 'de.json' } });
     await tr.upload('it.json', { content: { ciao: 'ciao' } });
     expect((await tr.remove('fr.json')).statusCode).toBe(204);
-    expect(await tr.actions()).toEqual({ 'de.json': 'unchanged', 'en.json': 'updated', 'fr.json': 'deleted', 'it.json': 'added' });
+    expect(await tr.actions()).toEqual({
+      'de.json': 'unchanged',
+      'en.json': 'updated',
+      'fr.json': 'deleted',
+      'it.json': 'added',
+    });
     const page = (await tr.list('?limit=2&offset=1')).json();
     expect(page.meta).toEqual({ count: 4, limit: 2, offset: 1 });
     expect(page.results.map((f: { filename: string }) => f.filename)).toEqual(['en.json', 'fr.json']);
@@ -107,8 +142,15 @@ describe('DELETE translation (state table: present → marked for deletion → r
     expect((await tr.remove('fr.json')).statusCode).toBe(204);
 
     const committed = await tr.commit('?commit_message=drop%20french');
-    expect(committed.json()).toMatchObject({ version_no: 2, commit_message: 'drop french', results: [{ filename: 'fr.json', action: 'deleted' }] });
-    for (const query of ['', '?mode=live']) expect((await tr.get('fr.json', query)).json()).toEqual(notFound("translation file 'fr.json' not found" + (query ? ' in live mode' : '')));
+    expect(committed.json()).toMatchObject({
+      version_no: 2,
+      commit_message: 'drop french',
+      results: [{ filename: 'fr.json', action: 'deleted' }],
+    });
+    for (const query of ['', '?mode=live'])
+      expect((await tr.get('fr.json', query)).json()).toEqual(
+        notFound("translation file 'fr.json' not found" + (query ? ' in live mode' : '')),
+      );
     expect(await tr.actions()).toEqual({ 'en.json': 'unchanged' });
     expect(await tr.actions('?mode=live')).toEqual({ 'en.json': 'added' });
     expect((await tr.remove('fr.json')).json()).toEqual(notFound("translation file 'fr.json' not found"));
@@ -127,7 +169,9 @@ describe('DELETE translation (state table: present → marked for deletion → r
     await tr.remove('en.json');
     await tr.upload('en.json', { content: { a: '2' } });
     expect(await tr.actions()).toEqual({ 'en.json': 'updated' });
-    expect((await tr.commit()).json().results).toEqual([expect.objectContaining({ filename: 'en.json', action: 'updated' })]);
+    expect((await tr.commit()).json().results).toEqual([
+      expect.objectContaining({ filename: 'en.json', action: 'updated' }),
+    ]);
     expect((await tr.get('en.json', '?mode=live')).json()).toMatchObject({ action: 'updated', content: { a: '2' } });
   });
 
@@ -135,10 +179,19 @@ describe('DELETE translation (state table: present → marked for deletion → r
     const ws = await createWorkspaceFixture(t());
     const tr = translations(t, ws);
     expect((await tr.remove('xx.json')).json()).toEqual(notFound("translation file 'xx.json' not found"));
-    expect((await t().app.inject({ method: 'DELETE', url: '/management/v1/no-such-ws/translation/content/fr.json/', headers: ws.management })).json()).toEqual(
-      notFound("workspace 'no-such-ws' not found"),
-    );
-    const anonymous = await t().app.inject({ method: 'DELETE', url: `/management/v1/${ws.slug}/translation/content/fr.json/` });
+    expect(
+      (
+        await t().app.inject({
+          method: 'DELETE',
+          url: '/management/v1/no-such-ws/translation/content/fr.json/',
+          headers: ws.management,
+        })
+      ).json(),
+    ).toEqual(notFound("workspace 'no-such-ws' not found"));
+    const anonymous = await t().app.inject({
+      method: 'DELETE',
+      url: `/management/v1/${ws.slug}/translation/content/fr.json/`,
+    });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.json()).toMatchObject({ error_code: 'authentication_failed', type: 'AuthenticationFailed' });
   });
@@ -152,26 +205,47 @@ describe('translation commits', () => {
     const tr = translations(t, ws);
     const nothing = await tr.commit();
     expect(nothing.statusCode).toBe(400);
-    expect(nothing.json()).toMatchObject({ error_code: 'validation_error', message: 'nothing to commit: no translation file changed since the last commit' });
+    expect(nothing.json()).toMatchObject({
+      error_code: 'validation_error',
+      message: 'nothing to commit: no translation file changed since the last commit',
+    });
     await tr.upload('fr.json', { content: { a: '1' } });
     await tr.commit();
     await tr.upload('fr.json', { content: { a: '1' } });
     expect((await tr.commit()).statusCode).toBe(400);
     await tr.upload('fr.json', { content: { a: '2' } });
     await tr.commit();
-    const versions = await t().db.selectFrom('translation_versions').select(['version_no', 'changes', 'committed_by']).where('workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const versions = await t()
+      .db.selectFrom('translation_versions')
+      .select(['version_no', 'changes', 'committed_by'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(versions).toEqual([
-      { version_no: 1, changes: [{ filename: 'fr.json', action: 'added', content: { a: '1' } }], committed_by: { name: 'Test Operator', email: 'ops@example.com' } },
-      { version_no: 2, changes: [{ filename: 'fr.json', action: 'updated', content: { a: '2' } }], committed_by: { name: 'Test Operator', email: 'ops@example.com' } },
+      {
+        version_no: 1,
+        changes: [{ filename: 'fr.json', action: 'added', content: { a: '1' } }],
+        committed_by: { name: 'Test Operator', email: 'ops@example.com' },
+      },
+      {
+        version_no: 2,
+        changes: [{ filename: 'fr.json', action: 'updated', content: { a: '2' } }],
+        committed_by: { name: 'Test Operator', email: 'ops@example.com' },
+      },
     ]);
-    const drafted = await t().db.selectFrom('translation_files').select('draft_updated_by').where('workspace_id', '=', ws.workspaceId).executeTakeFirstOrThrow();
+    const drafted = await t()
+      .db.selectFrom('translation_files')
+      .select('draft_updated_by')
+      .where('workspace_id', '=', ws.workspaceId)
+      .executeTakeFirstOrThrow();
     expect(drafted.draft_updated_by).toEqual({ name: 'Test Operator', email: 'ops@example.com' });
   });
 
   it('never produce two versions with the same number when they race', async () => {
     const ws = await createWorkspaceFixture(t());
     const tr = translations(t, ws);
-    for (const file of ['de.json', 'en.json', 'fr.json']) expect((await tr.upload(file, { content: { k: file } })).statusCode).toBe(201);
+    for (const file of ['de.json', 'en.json', 'fr.json'])
+      expect((await tr.upload(file, { content: { k: file } })).statusCode).toBe(201);
     const commits = await Promise.all([tr.commit(), tr.commit(), tr.commit()]);
     expect(commits.map((r) => r.statusCode).sort()).toEqual([202, 400, 400]);
     expect(commits.find((r) => r.statusCode === 202)!.json().meta.count).toBe(3);
@@ -182,8 +256,19 @@ describe('translation commits', () => {
       }),
     );
     expect(rounds.map((r) => r.statusCode)).toContain(202);
-    const versions = await t().db.selectFrom('translation_versions').select('version_no').where('workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const versions = await t()
+      .db.selectFrom('translation_versions')
+      .select('version_no')
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(versions.map((v) => v.version_no)).toEqual(versions.map((_, i) => i + 1));
-    expect(await tr.actions()).toEqual({ 'de.json': 'unchanged', 'en.json': 'unchanged', 'fr.json': 'unchanged', 'it.json': 'unchanged', 'nl.json': 'unchanged' });
+    expect(await tr.actions()).toEqual({
+      'de.json': 'unchanged',
+      'en.json': 'unchanged',
+      'fr.json': 'unchanged',
+      'it.json': 'unchanged',
+      'nl.json': 'unchanged',
+    });
   });
 });

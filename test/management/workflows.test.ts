@@ -6,7 +6,6 @@ import { configClient, definition, workflowBody } from './config-helpers.js';
 const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };
 const notFound = (message: string) => ({ code: 404, error_code: 'not_found', type: 'NotFound', message, detail: null });
 
-
 describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', () => {
   const t = useTestApp();
 
@@ -14,7 +13,10 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
     await client.commitDefinition(definition(['orders']));
-    const created = await client.postWorkflow('order-shipped', workflowBody('orders', { description: 'tells the buyer', tags: ['orders'] }));
+    const created = await client.postWorkflow(
+      'order-shipped',
+      workflowBody('orders', { description: 'tells the buyer', tags: ['orders'] }),
+    );
     expect(created.statusCode).toBe(201);
     expect(created.json()).toEqual({
       slug: 'order-shipped',
@@ -40,22 +42,46 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
     const live = await client.getWorkflow('order-shipped', '?mode=live');
     expect(live.statusCode).toBe(404);
     expect(live.json()).toEqual(notFound("workflow 'order-shipped' has no live version: it was never committed"));
-    expect((await client.inject('GET', '/workflow/?mode=live')).json()).toEqual({ meta: { count: 0, limit: 20, offset: 0 }, results: [] });
+    expect((await client.inject('GET', '/workflow/?mode=live')).json()).toEqual({
+      meta: { count: 0, limit: 20, offset: 0 },
+      results: [],
+    });
 
     const committed = await client.commitWorkflow('order-shipped', '?commit_message=first');
     expect(committed.statusCode).toBe(202);
-    expect(committed.json()).toMatchObject({ status: 'active', version_no: 1, commit_message: 'first', updated_by: OPERATOR, active_at: expect.stringMatching(/\+00:00$/) });
+    expect(committed.json()).toMatchObject({
+      status: 'active',
+      version_no: 1,
+      commit_message: 'first',
+      updated_by: OPERATOR,
+      active_at: expect.stringMatching(/\+00:00$/),
+    });
     expect((await client.getWorkflow('order-shipped', '?mode=live')).json()).toEqual(committed.json());
 
     await client.postWorkflow('order-shipped', workflowBody('orders', { name: 'Shipped v2' }));
-    expect((await client.getWorkflow('order-shipped')).json()).toMatchObject({ name: 'Shipped v2', status: 'draft', version_no: 2 });
-    expect((await client.getWorkflow('order-shipped', '?mode=live')).json()).toMatchObject({ name: 'Welcome', version_no: 1 });
+    expect((await client.getWorkflow('order-shipped')).json()).toMatchObject({
+      name: 'Shipped v2',
+      status: 'draft',
+      version_no: 2,
+    });
+    expect((await client.getWorkflow('order-shipped', '?mode=live')).json()).toMatchObject({
+      name: 'Welcome',
+      version_no: 1,
+    });
     // A workflow as GET returns it can be posted back: the fields Herald does not take are ignored.
     const fetched = (await client.getWorkflow('order-shipped')).json();
-    expect((await client.postWorkflow('order-shipped', { ...fetched, ratelimit: null, conditions: [] })).json()).toEqual({ ...fetched, updated_at: expect.any(String) });
+    expect(
+      (await client.postWorkflow('order-shipped', { ...fetched, ratelimit: null, conditions: [] })).json(),
+    ).toEqual({ ...fetched, updated_at: expect.any(String) });
     const second = await client.commitWorkflow('order-shipped', '', { commit_message: 'from the body' });
     expect(second.json()).toMatchObject({ name: 'Shipped v2', version_no: 2, commit_message: 'from the body' });
-    const versions = await t().db.selectFrom('workflow_versions').innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id').select(['version_no', 'workflow_versions.name', 'committed_by']).where('workflows.workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const versions = await t()
+      .db.selectFrom('workflow_versions')
+      .innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id')
+      .select(['version_no', 'workflow_versions.name', 'committed_by'])
+      .where('workflows.workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(versions).toEqual([
       { version_no: 1, name: 'Welcome', committed_by: OPERATOR },
       { version_no: 2, name: 'Shipped v2', committed_by: OPERATOR },
@@ -65,8 +91,15 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
   it('accepts root categories as a workflow category and reports every broken rule in validation_result', async () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
-    expect((await client.postWorkflow('sys', workflowBody('system'))).json().validation_result).toEqual({ is_valid: true, errors: [] });
-    const invalid = await client.postWorkflow('broken', workflowBody('nope', { trigger_type: 'event', tree: { nodes: [{ name: 'x' }, 'y'] } }), '?commit=true');
+    expect((await client.postWorkflow('sys', workflowBody('system'))).json().validation_result).toEqual({
+      is_valid: true,
+      errors: [],
+    });
+    const invalid = await client.postWorkflow(
+      'broken',
+      workflowBody('nope', { trigger_type: 'event', tree: { nodes: [{ name: 'x' }, 'y'] } }),
+      '?commit=true',
+    );
     expect(invalid.statusCode).toBe(201);
     expect(invalid.json()).toMatchObject({ status: 'draft', version_no: 1 });
     expect(invalid.json().validation_result).toEqual({
@@ -80,7 +113,9 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
     });
     for (const tree of [null, [], 'x', {}, { nodes: {} }]) {
       const response = await client.postWorkflow('tree', workflowBody('system', { tree }));
-      expect(response.json().validation_result.errors, JSON.stringify(tree)).toEqual(['tree must be an object with a nodes array']);
+      expect(response.json().validation_result.errors, JSON.stringify(tree)).toEqual([
+        'tree must be an object with a nodes array',
+      ]);
     }
     const commit = await client.commitWorkflow('broken');
     expect(commit.statusCode).toBe(400);
@@ -88,15 +123,23 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
       code: 400,
       error_code: 'validation_error',
       type: 'ValidationError',
-      message: "workflow 'broken' is invalid and cannot be committed: category 'nope' does not exist in the live preference categories; trigger_events must name at least one event when trigger_type is 'event'; tree.nodes[0] must be an object with a node_type string; tree.nodes[1] must be an object with a node_type string",
+      message:
+        "workflow 'broken' is invalid and cannot be committed: category 'nope' does not exist in the live preference categories; trigger_events must name at least one event when trigger_type is 'event'; tree.nodes[0] must be an object with a node_type string; tree.nodes[1] must be an object with a node_type string",
     });
     expect(commit.json().detail.errors).toHaveLength(4);
     expect((await client.getWorkflow('broken', '?mode=live')).statusCode).toBe(404);
 
     // Valid once the category exists live and the event is named.
     await client.commitDefinition(definition(['nope']));
-    await client.postWorkflow('broken', workflowBody('nope', { trigger_type: 'event', trigger_events: ['order.paid'] }));
-    expect((await client.commitWorkflow('broken')).json()).toMatchObject({ status: 'active', trigger_events: ['order.paid'], version_no: 1 });
+    await client.postWorkflow(
+      'broken',
+      workflowBody('nope', { trigger_type: 'event', trigger_events: ['order.paid'] }),
+    );
+    expect((await client.commitWorkflow('broken')).json()).toMatchObject({
+      status: 'active',
+      trigger_events: ['order.paid'],
+      version_no: 1,
+    });
   });
 
   it('refuses a malformed slug or body with the full 400 and stores nothing', async () => {
@@ -111,7 +154,11 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
       message: "workflow slug 'Bad Slug' is invalid: use lowercase letters, digits, - and _",
       detail: { slug: 'is invalid' },
     });
-    for (const body of [{ ...workflowBody('system'), trigger_type: 'cron' }, { category: 'system', trigger_type: 'api', tree: {} }, { ...workflowBody('system'), tags: [{}] }]) {
+    for (const body of [
+      { ...workflowBody('system'), trigger_type: 'cron' },
+      { category: 'system', trigger_type: 'api', tree: {} },
+      { ...workflowBody('system'), tags: [{}] },
+    ]) {
       const response = await client.postWorkflow('ok', body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error_code).toBe('validation_error');
@@ -122,11 +169,16 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
   it('refuses a commit without changes, and commit=true on an unchanged workflow keeps its version', async () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
-    expect((await client.postWorkflow('w', workflowBody('system'), '?commit=true&commit_message=go')).json()).toMatchObject({ status: 'active', version_no: 1, commit_message: 'go' });
+    expect(
+      (await client.postWorkflow('w', workflowBody('system'), '?commit=true&commit_message=go')).json(),
+    ).toMatchObject({ status: 'active', version_no: 1, commit_message: 'go' });
     const again = await client.commitWorkflow('w');
     expect(again.statusCode).toBe(400);
     expect(again.json().message).toBe("workflow 'w' has no changes to commit since version 1");
-    expect((await client.postWorkflow('w', workflowBody('system'), '?commit=true')).json()).toMatchObject({ status: 'active', version_no: 1 });
+    expect((await client.postWorkflow('w', workflowBody('system'), '?commit=true')).json()).toMatchObject({
+      status: 'active',
+      version_no: 1,
+    });
     expect((await client.commitWorkflow('ghost')).json()).toEqual(notFound("workflow 'ghost' not found"));
   });
 
@@ -134,8 +186,16 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
     const ws = await createWorkspaceFixture(t());
     const anonymous = await t().app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/workflow/` });
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json()).toMatchObject({ code: 401, error_code: 'authentication_failed', type: 'AuthenticationFailed' });
-    const unknown = await t().app.inject({ method: 'DELETE', url: '/management/v1/no-such-ws/workflow/x/', headers: ws.management });
+    expect(anonymous.json()).toMatchObject({
+      code: 401,
+      error_code: 'authentication_failed',
+      type: 'AuthenticationFailed',
+    });
+    const unknown = await t().app.inject({
+      method: 'DELETE',
+      url: '/management/v1/no-such-ws/workflow/x/',
+      headers: ws.management,
+    });
     expect(unknown.json()).toEqual(notFound("workspace 'no-such-ws' not found"));
   });
 });
@@ -146,14 +206,17 @@ describe('GET /v1/{workspace}/workflow/: lists', () => {
   it('lists drafts by default, live versions on request, filtered by slugs and paged', async () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
-    for (const slug of ['c', 'a', 'b', 'd']) await client.postWorkflow(slug, workflowBody('system', { name: `wf ${slug}` }));
+    for (const slug of ['c', 'a', 'b', 'd'])
+      await client.postWorkflow(slug, workflowBody('system', { name: `wf ${slug}` }));
     await client.commitWorkflow('b');
     await client.commitWorkflow('d');
     await client.postWorkflow('b', workflowBody('system', { name: 'b draft' }));
 
     const drafts = (await client.inject('GET', '/workflow/')).json();
     expect(drafts.meta).toEqual({ count: 4, limit: 20, offset: 0 });
-    expect(drafts.results.map((w: { slug: string; name: string; status: string }) => [w.slug, w.name, w.status])).toEqual([
+    expect(
+      drafts.results.map((w: { slug: string; name: string; status: string }) => [w.slug, w.name, w.status]),
+    ).toEqual([
       ['a', 'wf a', 'draft'],
       ['b', 'b draft', 'draft'],
       ['c', 'wf c', 'draft'],
@@ -161,7 +224,14 @@ describe('GET /v1/{workspace}/workflow/: lists', () => {
     ]);
     const live = (await client.inject('GET', '/workflow/?mode=live')).json();
     expect(live.meta.count).toBe(2);
-    expect(live.results.map((w: { slug: string; name: string; status: string; version_no: number }) => [w.slug, w.name, w.status, w.version_no])).toEqual([
+    expect(
+      live.results.map((w: { slug: string; name: string; status: string; version_no: number }) => [
+        w.slug,
+        w.name,
+        w.status,
+        w.version_no,
+      ]),
+    ).toEqual([
       ['b', 'wf b', 'active', 1],
       ['d', 'wf d', 'active', 1],
     ]);
@@ -169,7 +239,8 @@ describe('GET /v1/{workspace}/workflow/: lists', () => {
     expect(filtered.meta).toEqual({ count: 2, limit: 1, offset: 1 });
     expect(filtered.results.map((w: { slug: string }) => w.slug)).toEqual(['d']);
     expect((await client.inject('GET', '/workflow/?slugs=')).json().meta.count).toBe(4);
-    for (const query of ['mode=all', 'limit=0', 'offset=-1']) expect((await client.inject('GET', `/workflow/?${query}`)).statusCode, query).toBe(400);
+    for (const query of ['mode=all', 'limit=0', 'offset=-1'])
+      expect((await client.inject('GET', `/workflow/?${query}`)).statusCode, query).toBe(400);
   });
 });
 
@@ -183,17 +254,29 @@ describe('PATCH /v1/{workspace}/workflow/{slug}/enable/', () => {
     const disabled = await client.inject('PATCH', '/workflow/w/enable/', { is_enabled: false });
     expect(disabled.statusCode).toBe(202);
     expect(disabled.json()).toMatchObject({ slug: 'w', is_enabled: false, status: 'draft', updated_by: OPERATOR });
-    expect((await client.getWorkflow('w', '?mode=live')).json()).toMatchObject({ is_enabled: false, status: 'inactive' });
+    expect((await client.getWorkflow('w', '?mode=live')).json()).toMatchObject({
+      is_enabled: false,
+      status: 'inactive',
+    });
     await client.inject('PATCH', '/workflow/w/enable/', { is_enabled: true });
     expect((await client.getWorkflow('w', '?mode=live')).json()).toMatchObject({ is_enabled: true, status: 'active' });
-    expect((await client.postWorkflow('w', workflowBody('system', { is_enabled: false }))).json().is_enabled).toBe(false);
+    expect((await client.postWorkflow('w', workflowBody('system', { is_enabled: false }))).json().is_enabled).toBe(
+      false,
+    );
     // null is "not given", never coerced into false, "" or [""].
-    const nulls = (await client.postWorkflow('w', workflowBody('system', { is_enabled: null, tags: null, trigger_events: null, description: null }))).json();
+    const nulls = (
+      await client.postWorkflow(
+        'w',
+        workflowBody('system', { is_enabled: null, tags: null, trigger_events: null, description: null }),
+      )
+    ).json();
     expect(nulls).toMatchObject({ is_enabled: false, tags: [], trigger_events: [], description: null });
     await client.inject('PATCH', '/workflow/w/enable/', { is_enabled: true });
     expect((await client.postWorkflow('w', workflowBody('system', { is_enabled: null }))).json().is_enabled).toBe(true);
     expect((await client.inject('PATCH', '/workflow/w/enable/', {})).statusCode).toBe(400);
-    expect((await client.inject('PATCH', '/workflow/ghost/enable/', { is_enabled: true })).json()).toEqual(notFound("workflow 'ghost' not found"));
+    expect((await client.inject('PATCH', '/workflow/ghost/enable/', { is_enabled: true })).json()).toEqual(
+      notFound("workflow 'ghost' not found"),
+    );
   });
 });
 
@@ -209,10 +292,18 @@ describe('DELETE /v1/{workspace}/workflow/{slug}/ (state table: exists → remov
     const deleted = await client.inject('DELETE', '/workflow/gone/');
     expect(deleted.statusCode).toBe(204);
     expect(deleted.body).toBe('');
-    for (const mode of ['draft', 'live']) expect((await client.getWorkflow('gone', `?mode=${mode}`)).statusCode, mode).toBe(404);
-    const versions = await t().db.selectFrom('workflow_versions').innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id').select('version_no').where('workflows.workspace_id', '=', ws.workspaceId).execute();
+    for (const mode of ['draft', 'live'])
+      expect((await client.getWorkflow('gone', `?mode=${mode}`)).statusCode, mode).toBe(404);
+    const versions = await t()
+      .db.selectFrom('workflow_versions')
+      .innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id')
+      .select('version_no')
+      .where('workflows.workspace_id', '=', ws.workspaceId)
+      .execute();
     expect(versions).toEqual([]);
-    expect((await client.inject('GET', '/workflow/')).json().results.map((w: { slug: string }) => w.slug)).toEqual(['kept']);
+    expect((await client.inject('GET', '/workflow/')).json().results.map((w: { slug: string }) => w.slug)).toEqual([
+      'kept',
+    ]);
 
     const again = await client.inject('DELETE', '/workflow/gone/');
     expect(again.statusCode).toBe(404);
@@ -237,11 +328,23 @@ describe('concurrent workflow commits', () => {
     const ws = await createWorkspaceFixture(t());
     const client = configClient(t, ws);
     await client.postWorkflow('race', workflowBody('system'));
-    const commits = await Promise.all([client.commitWorkflow('race'), client.commitWorkflow('race'), client.commitWorkflow('race')]);
+    const commits = await Promise.all([
+      client.commitWorkflow('race'),
+      client.commitWorkflow('race'),
+      client.commitWorkflow('race'),
+    ]);
     expect(commits.map((r) => r.statusCode).sort()).toEqual([202, 400, 400]);
-    const upserts = await Promise.all([1, 2, 3, 4].map((n) => client.postWorkflow('race', workflowBody('system', { name: `n${n}` }), '?commit=true')));
+    const upserts = await Promise.all(
+      [1, 2, 3, 4].map((n) => client.postWorkflow('race', workflowBody('system', { name: `n${n}` }), '?commit=true')),
+    );
     expect(upserts.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
-    const versions = await t().db.selectFrom('workflow_versions').innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id').select('version_no').where('workflows.workspace_id', '=', ws.workspaceId).orderBy('version_no').execute();
+    const versions = await t()
+      .db.selectFrom('workflow_versions')
+      .innerJoin('workflows', 'workflows.id', 'workflow_versions.workflow_id')
+      .select('version_no')
+      .where('workflows.workspace_id', '=', ws.workspaceId)
+      .orderBy('version_no')
+      .execute();
     expect(versions.map((v) => v.version_no)).toEqual([1, 2, 3, 4, 5]);
     expect((await client.getWorkflow('race', '?mode=live')).json().version_no).toBe(5);
   });

@@ -10,20 +10,32 @@ const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
 const MISSING_ID = 'ws_key_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
-const fullError = (code: number, error_code: string, type: string, message: string, detail: unknown = null) => ({ code, error_code, type, message, detail });
+const fullError = (code: number, error_code: string, type: string, message: string, detail: unknown = null) => ({
+  code,
+  error_code,
+  type,
+  message,
+  detail,
+});
 const notFound = (message: string) => fullError(404, 'not_found', 'NotFound', message);
 
 describe('management workspace keys', () => {
   const t = useTestApp();
 
   const call = (ws: WorkspaceFixture, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-    t().app.inject({ method, url: `/management/v1/${ws.slug}/ws_key/${path}`, headers: ws.management, ...(payload ? { payload } : {}) });
+    t().app.inject({
+      method,
+      url: `/management/v1/${ws.slug}/ws_key/${path}`,
+      headers: ws.management,
+      ...(payload ? { payload } : {}),
+    });
   const create = async (ws: WorkspaceFixture, payload: object) => {
     const response = await call(ws, 'POST', '', payload);
     expect(response.statusCode, response.body).toBe(201);
     return response.json();
   };
-  const rawRow = (id: string) => t().db.selectFrom('workspace_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const rawRow = (id: string) =>
+    t().db.selectFrom('workspace_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   describe('list', () => {
     it('lists every field, default first then by creation, deleted pairs included', async () => {
@@ -53,7 +65,13 @@ describe('management workspace keys', () => {
         deleted_at: null,
         deleted_by: null,
       });
-      expect(body.results[1]).toMatchObject({ id: ci.id, is_deleted: true, is_active: false, deleted_by: OPERATOR, secret: ci.secret });
+      expect(body.results[1]).toMatchObject({
+        id: ci.id,
+        is_deleted: true,
+        is_active: false,
+        deleted_by: OPERATOR,
+        secret: ci.secret,
+      });
       expect(body.results[2]).toEqual(web);
     });
 
@@ -63,7 +81,10 @@ describe('management workspace keys', () => {
       const page = await call(ws, 'GET', '?limit=2&offset=1');
       expect(page.json().meta).toEqual({ count: 4, limit: 2, offset: 1 });
       expect(page.json().results.map((k: { name: string }) => k.name)).toEqual(['a', 'b']);
-      expect((await call(ws, 'GET', '?limit=1000&offset=4')).json()).toEqual({ meta: { count: 4, limit: 1000, offset: 4 }, results: [] });
+      expect((await call(ws, 'GET', '?limit=1000&offset=4')).json()).toEqual({
+        meta: { count: 4, limit: 1000, offset: 4 },
+        results: [],
+      });
       for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'limit=x']) {
         const response = await call(ws, 'GET', `?${query}`);
         expect(response.statusCode, query).toBe(400);
@@ -75,7 +96,10 @@ describe('management workspace keys', () => {
   describe('create', () => {
     it('creates an active pair with the caller as created_by and normalised host names', async () => {
       const ws = await createWorkspaceFixture(t());
-      const body = await create(ws, { name: 'web', allowed_domains: ['App.Example.com', 'app.example.com.', 'localhost', 'xn--bcher-kva.example'] });
+      const body = await create(ws, {
+        name: 'web',
+        allowed_domains: ['App.Example.com', 'app.example.com.', 'localhost', 'xn--bcher-kva.example'],
+      });
       expect(body).toEqual({
         id: expect.stringMatching(/^ws_key_[0-9A-Z]{26}$/),
         name: 'web',
@@ -113,7 +137,11 @@ describe('management workspace keys', () => {
       const first = await create(ws, { name: 'ci' });
       const again = await call(ws, 'POST', '', { name: 'ci' });
       expect(again.statusCode).toBe(409);
-      expect(again.json()).toEqual(fullError(409, 'conflict', 'Conflict', "a workspace key named 'ci' already exists in this workspace", { name: 'is taken' }));
+      expect(again.json()).toEqual(
+        fullError(409, 'conflict', 'Conflict', "a workspace key named 'ci' already exists in this workspace", {
+          name: 'is taken',
+        }),
+      );
       expect(again.body).not.toContain(first.secret);
       expect((await call(ws, 'POST', '', { name: 'default' })).statusCode).toBe(409);
       await call(ws, 'DELETE', `${first.id}/`);
@@ -127,22 +155,26 @@ describe('management workspace keys', () => {
       const ws = await createWorkspaceFixture(t());
       const responses = await Promise.all(Array.from({ length: 5 }, () => call(ws, 'POST', '', { name: 'race' })));
       expect(responses.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
-      for (const r of responses.filter((r) => r.statusCode === 409)) expect(r.json().message).toBe("a workspace key named 'race' already exists in this workspace");
+      for (const r of responses.filter((r) => r.statusCode === 409))
+        expect(r.json().message).toBe("a workspace key named 'race' already exists in this workspace");
     });
 
     it('answers bad bodies with 400 keyed by field', async () => {
       const ws = await createWorkspaceFixture(t());
-      await expectFieldErrors((payload) => call(ws, 'POST', '', payload), [
-        [{}, 'name'],
-        [{ name: '' }, 'name'],
-        [{ name: '   ' }, 'name'],
-        [{ name: 'x'.repeat(101) }, 'name'],
-        [{ name: 'ok', extra: 1 }, 'extra'],
-        [{ name: 'ok', allowed_domains: ['https://app.example.com'] }, 'allowed_domains.0'],
-        [{ name: 'ok', allowed_domains: ['good.example', 'bad domain'] }, 'allowed_domains.1'],
-        [{ name: 'ok', allowed_domains: ['-bad.example'] }, 'allowed_domains.0'],
-        [{ name: 'ok', allowed_domains: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }, 'allowed_domains'],
-      ]);
+      await expectFieldErrors(
+        (payload) => call(ws, 'POST', '', payload),
+        [
+          [{}, 'name'],
+          [{ name: '' }, 'name'],
+          [{ name: '   ' }, 'name'],
+          [{ name: 'x'.repeat(101) }, 'name'],
+          [{ name: 'ok', extra: 1 }, 'extra'],
+          [{ name: 'ok', allowed_domains: ['https://app.example.com'] }, 'allowed_domains.0'],
+          [{ name: 'ok', allowed_domains: ['good.example', 'bad domain'] }, 'allowed_domains.1'],
+          [{ name: 'ok', allowed_domains: ['-bad.example'] }, 'allowed_domains.0'],
+          [{ name: 'ok', allowed_domains: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }, 'allowed_domains'],
+        ],
+      );
       expect((await call(ws, 'GET', '')).json().meta.count).toBe(1);
     });
   });
@@ -167,7 +199,12 @@ describe('management workspace keys', () => {
       const response = await call(ws, 'POST', `${pair.id}/rotate/`);
       expect(response.statusCode).toBe(200);
       const rotated = response.json();
-      expect(rotated).toEqual({ ...pair, secret: expect.stringMatching(/^wss_/), rotated_at: ISO, rotated_by: OPERATOR });
+      expect(rotated).toEqual({
+        ...pair,
+        secret: expect.stringMatching(/^wss_/),
+        rotated_at: ISO,
+        rotated_by: OPERATOR,
+      });
       expect(rotated.secret).not.toBe(pair.secret);
       expect(Date.parse(rotated.rotated_at)).toBeGreaterThanOrEqual(Date.parse(pair.created_at));
       const auth = await findAuthenticatingWorkspaceKey(t().db, pair.key);
@@ -179,7 +216,12 @@ describe('management workspace keys', () => {
       const ws = await createWorkspaceFixture(t());
       const [defaultPair] = (await call(ws, 'GET', '')).json().results;
       const rotated = (await call(ws, 'POST', `${defaultPair.id}/rotate/`)).json();
-      expect(rotated).toMatchObject({ id: defaultPair.id, is_default: true, key: ws.workspaceKey, rotated_by: OPERATOR });
+      expect(rotated).toMatchObject({
+        id: defaultPair.id,
+        is_default: true,
+        key: ws.workspaceKey,
+        rotated_by: OPERATOR,
+      });
       expect(rotated.secret).not.toBe(ws.workspaceSecret);
     });
 
@@ -197,7 +239,9 @@ describe('management workspace keys', () => {
 
     it('answers unknown and deleted pairs with 404', async () => {
       const ws = await createWorkspaceFixture(t());
-      expect((await call(ws, 'POST', `${MISSING_ID}/rotate/`)).json()).toEqual(notFound(`workspace key '${MISSING_ID}' not found`));
+      expect((await call(ws, 'POST', `${MISSING_ID}/rotate/`)).json()).toEqual(
+        notFound(`workspace key '${MISSING_ID}' not found`),
+      );
       expect((await call(ws, 'POST', 'nope/rotate/')).json()).toEqual(notFound("workspace key 'nope' not found"));
       const pair = await create(ws, { name: 'gone' });
       await call(ws, 'DELETE', `${pair.id}/`);
@@ -262,9 +306,15 @@ describe('management workspace keys', () => {
       const response = await call(ws, 'DELETE', `${defaultPair.id}/`);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(
-        fullError(400, 'validation_error', 'ValidationError', `workspace key '${defaultPair.id}' is the workspace's default pair and cannot be deleted; rotate it instead`, {
-          id: 'is the default pair',
-        }),
+        fullError(
+          400,
+          'validation_error',
+          'ValidationError',
+          `workspace key '${defaultPair.id}' is the workspace's default pair and cannot be deleted; rotate it instead`,
+          {
+            id: 'is the default pair',
+          },
+        ),
       );
       expect((await call(ws, 'GET', `${defaultPair.id}/`)).json()).toEqual(defaultPair);
     });
@@ -307,12 +357,30 @@ describe('management workspace keys', () => {
       ['DELETE', `${pair.id}/`],
     ];
     for (const [method, path, payload] of routes) {
-      const anonymous = await t().app.inject({ method: method as 'GET', url: `/management/v1/${ws.slug}/ws_key/${path}`, payload });
+      const anonymous = await t().app.inject({
+        method: method as 'GET',
+        url: `/management/v1/${ws.slug}/ws_key/${path}`,
+        payload,
+      });
       expect(anonymous.statusCode, `${method} ${path}`).toBe(401);
-      expect(anonymous.json()).toMatchObject({ code: 401, error_code: 'authentication_failed', type: 'AuthenticationFailed' });
-      const badToken = await t().app.inject({ method: method as 'GET', url: `/management/v1/${ws.slug}/ws_key/${path}`, headers: { authorization: 'ServiceToken hst_nope' }, payload });
+      expect(anonymous.json()).toMatchObject({
+        code: 401,
+        error_code: 'authentication_failed',
+        type: 'AuthenticationFailed',
+      });
+      const badToken = await t().app.inject({
+        method: method as 'GET',
+        url: `/management/v1/${ws.slug}/ws_key/${path}`,
+        headers: { authorization: 'ServiceToken hst_nope' },
+        payload,
+      });
       expect(badToken.statusCode, `${method} ${path}`).toBe(401);
-      const unknown = await t().app.inject({ method: method as 'GET', url: `/management/v1/no-such-ws/ws_key/${path}`, headers: ws.management, payload });
+      const unknown = await t().app.inject({
+        method: method as 'GET',
+        url: `/management/v1/no-such-ws/ws_key/${path}`,
+        headers: ws.management,
+        payload,
+      });
       expect(unknown.statusCode, `${method} ${path}`).toBe(404);
       expect(unknown.json()).toEqual(notFound("workspace 'no-such-ws' not found"));
     }
@@ -324,7 +392,9 @@ describe('management workspace keys', () => {
       const ws = await createWorkspaceFixture(t());
       const pair = await create(ws, { name: 'at-rest' });
       const rotated = (await call(ws, 'POST', `${pair.id}/rotate/`)).json();
-      const { rows } = await sql<Record<string, unknown>>`select * from workspace_keys where workspace_id = ${ws.workspaceId}`.execute(t().db);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select * from workspace_keys where workspace_id = ${ws.workspaceId}`.execute(t().db);
       const raw = JSON.stringify(rows);
       for (const secret of [pair.secret, rotated.secret, ws.workspaceSecret]) {
         expect(raw).not.toContain(secret);
@@ -340,17 +410,23 @@ describe('management workspace keys', () => {
       await call(ws, 'GET', '');
       await call(ws, 'POST', '', { name: 'quiet' });
       const logged = JSON.stringify(t().logs);
-      for (const value of [pair.key, pair.secret, rotated.secret, ws.workspaceKey, ws.workspaceSecret]) expect(logged).not.toContain(value);
+      for (const value of [pair.key, pair.secret, rotated.secret, ws.workspaceKey, ws.workspaceSecret])
+        expect(logged).not.toContain(value);
     });
 
     it('lets the database refuse a row whose flags disagree', async () => {
       const ws = await createWorkspaceFixture(t());
       const pair = await create(ws, { name: 'flags' });
-      const update = (set: Record<string, unknown>, id = pair.id) => t().db.updateTable('workspace_keys').set(set).where('id', '=', id).execute();
-      await expect(update({ is_deleted: true, deleted_at: new Date() })).rejects.toThrow(/workspace_keys_deleted_is_inactive/);
+      const update = (set: Record<string, unknown>, id = pair.id) =>
+        t().db.updateTable('workspace_keys').set(set).where('id', '=', id).execute();
+      await expect(update({ is_deleted: true, deleted_at: new Date() })).rejects.toThrow(
+        /workspace_keys_deleted_is_inactive/,
+      );
       await expect(update({ is_deleted: true, is_active: false })).rejects.toThrow(/workspace_keys_deleted_at_set/);
       const [defaultPair] = (await call(ws, 'GET', '')).json().results;
-      await expect(update({ is_deleted: true, is_active: false, deleted_at: new Date() }, defaultPair.id)).rejects.toThrow(/workspace_keys_default_not_deleted/);
+      await expect(
+        update({ is_deleted: true, is_active: false, deleted_at: new Date() }, defaultPair.id),
+      ).rejects.toThrow(/workspace_keys_default_not_deleted/);
     });
   });
 
@@ -358,7 +434,11 @@ describe('management workspace keys', () => {
     it('returns the live pair with its workspace and nothing for an unknown key', async () => {
       const ws = await createWorkspaceFixture(t());
       const found = await findAuthenticatingWorkspaceKey(t().db, ws.workspaceKey);
-      expect(found).toMatchObject({ workspace_key_id: expect.stringMatching(/^ws_key_/), id: ws.workspaceId, slug: ws.slug });
+      expect(found).toMatchObject({
+        workspace_key_id: expect.stringMatching(/^ws_key_/),
+        id: ws.workspaceId,
+        slug: ws.slug,
+      });
       expect(t().secretBox.decrypt(found!.secret_ciphertext)).toBe(ws.workspaceSecret);
       expect(await findAuthenticatingWorkspaceKey(t().db, 'wsk_unknown')).toBeUndefined();
     });

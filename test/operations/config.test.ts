@@ -15,7 +15,10 @@ describe('configuration', () => {
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
-    expect(surfaceUrls(config)).toEqual({ base_url: 'http://127.0.0.1:3000/', management_url: 'http://127.0.0.1:3000/management/' });
+    expect(surfaceUrls(config)).toEqual({
+      base_url: 'http://127.0.0.1:3000/',
+      management_url: 'http://127.0.0.1:3000/management/',
+    });
   });
 
   it('converts numbers from strings', () => {
@@ -28,7 +31,10 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must be a string matching/],
     [{ MANAGEMENT_PREFIX: 'management' }, /MANAGEMENT_PREFIX must be/],
-    [{ SECRET_KEY: 'short' }, /^Invalid configuration: SECRET_KEY must be a string of at least 32 characters \(got "<redacted>"\)$/],
+    [
+      { SECRET_KEY: 'short' },
+      /^Invalid configuration: SECRET_KEY must be a string of at least 32 characters \(got "<redacted>"\)$/,
+    ],
     [{ DATABASE_URL: 'postgres://localhost/x' }, /SECRET_KEY is required when DATABASE_URL is set/],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -42,6 +48,8 @@ describe('configuration', () => {
       timeout: 20_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be an integer from 0 to 65535 (got "not-a-port")']);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: PORT must be an integer from 0 to 65535 (got "not-a-port")',
+    ]);
   });
 });

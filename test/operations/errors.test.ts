@@ -8,7 +8,13 @@ describe('error responses', () => {
   it('answers an unknown route with 404 in the full shape', async () => {
     const response = await t().app.inject({ method: 'GET', url: '/v1/nothing-here/' });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 404, error_code: 'not_found', type: 'NotFound', message: 'no route for GET /v1/nothing-here/', detail: null });
+    expect(response.json()).toEqual({
+      code: 404,
+      error_code: 'not_found',
+      type: 'NotFound',
+      message: 'no route for GET /v1/nothing-here/',
+      detail: null,
+    });
   });
 
   it('answers a known path with a wrong method with 405 and Allow', async () => {
@@ -27,12 +33,22 @@ describe('error responses', () => {
       payload: '{"name": ',
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError', message: expect.stringContaining('not valid JSON') });
+    expect(response.json()).toMatchObject({
+      code: 400,
+      error_code: 'validation_error',
+      type: 'ValidationError',
+      message: expect.stringContaining('not valid JSON'),
+    });
   });
 
   it('answers schema violations with 400 and detail keyed by field', async () => {
     const ws = await createWorkspaceFixture(t());
-    const response = await t().app.inject({ method: 'POST', url: '/management/v1/workspace/', headers: ws.management, payload: { name: 7, extra: true } });
+    const response = await t().app.inject({
+      method: 'POST',
+      url: '/management/v1/workspace/',
+      headers: ws.management,
+      payload: { name: 7, extra: true },
+    });
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body).toMatchObject({ code: 400, error_code: 'validation_error', type: 'ValidationError' });
@@ -55,7 +71,11 @@ describe('error responses', () => {
   it('carries a request id on every response', async () => {
     const response = await t().app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
     expect(response.headers['x-request-id']).toBe('trace-123');
-    const generated = await t().app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    const generated = await t().app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(generated.headers['x-request-id']).toMatch(/^[0-9A-Z]{26}$/);
   });
 });

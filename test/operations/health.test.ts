@@ -12,16 +12,19 @@ describe('health endpoints', () => {
   });
 
   // On PostgreSQL, test/faults/database-outage.test.ts cuts the server and the network instead.
-  it.runIf(!process.env.DATABASE_URL)('/readyz answers 503 in the full error shape when the embedded database is closed', async () => {
-    const broken = await buildTestApp();
-    try {
-      await broken.db.destroy();
-      const ready = await broken.app.inject({ method: 'GET', url: '/readyz' });
-      expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toMatchObject({ code: 503, message: 'the database is not answering' });
-      expect(Object.keys(ready.json()).sort()).toEqual(['code', 'detail', 'error_code', 'message', 'type']);
-    } finally {
-      await broken.app.close();
-    }
-  });
+  it.runIf(!process.env.DATABASE_URL)(
+    '/readyz answers 503 in the full error shape when the embedded database is closed',
+    async () => {
+      const broken = await buildTestApp();
+      try {
+        await broken.db.destroy();
+        const ready = await broken.app.inject({ method: 'GET', url: '/readyz' });
+        expect(ready.statusCode).toBe(503);
+        expect(ready.json()).toMatchObject({ code: 503, message: 'the database is not answering' });
+        expect(Object.keys(ready.json()).sort()).toEqual(['code', 'detail', 'error_code', 'message', 'type']);
+      } finally {
+        await broken.app.close();
+      }
+    },
+  );
 });

@@ -7,11 +7,20 @@ describe('logs', () => {
   const t = useTestApp();
 
   it('are JSON lines carrying the request id: one per request at info, with method, path, status and time', async () => {
-    const response = await t().app.inject({ method: 'GET', url: '/healthz?probe=1', headers: { 'x-request-id': 'log-trace-1' } });
+    const response = await t().app.inject({
+      method: 'GET',
+      url: '/healthz?probe=1',
+      headers: { 'x-request-id': 'log-trace-1' },
+    });
     expect(response.statusCode).toBe(200);
     const lines = t().logs.filter((line) => line.reqId === 'log-trace-1');
     expect(lines.map((line) => line.msg)).toEqual(['request completed']);
-    expect(lines[0]).toMatchObject({ level: 30, req: { method: 'GET', url: '/healthz?probe=1' }, res: { statusCode: 200 }, responseTime: expect.any(Number) });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      req: { method: 'GET', url: '/healthz?probe=1' },
+      res: { statusCode: 200 },
+      responseTime: expect.any(Number),
+    });
   });
 
   it('also log each request as it arrives at debug', async () => {
@@ -32,10 +41,18 @@ describe('logs', () => {
     await t().app.inject({ method: 'GET', url: '/management/v1/workspace/', headers: ws.management });
     await t().app.inject({ method: 'GET', url: '/v1/user/u/', headers: ws.base });
     await t().app.inject({ method: 'GET', url: '/v1/user/u/', headers: { authorization: `Bearer ${ws.apiKey}x` } });
-    const created = await t().app.inject({ method: 'POST', url: '/management/v1/workspace/', headers: ws.management, payload: { name: `logs ${ws.slug}` } });
+    const created = await t().app.inject({
+      method: 'POST',
+      url: '/management/v1/workspace/',
+      headers: ws.management,
+      payload: { name: `logs ${ws.slug}` },
+    });
     const pair = created.json().default_workspace_key;
     // Anything logged with a credential-named field is censored.
-    t().app.log.info({ secret: pair.secret, key: pair.key, nested: { token: ws.serviceToken, api_key: ws.apiKey } }, 'object with secrets');
+    t().app.log.info(
+      { secret: pair.secret, key: pair.key, nested: { token: ws.serviceToken, api_key: ws.apiKey } },
+      'object with secrets',
+    );
     t().app.log.info({ req: { headers: { authorization: ws.management.authorization } } }, 'headers');
     const text = JSON.stringify(t().logs);
     for (const secret of [ws.serviceToken, ws.apiKey, ws.workspaceSecret, pair.secret, pair.key]) {

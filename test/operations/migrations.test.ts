@@ -30,7 +30,9 @@ describe('migrations', { timeout: 120_000 }, () => {
       const second = await migrateToLatest(db);
       expect(second.results).toEqual([]);
       const tables = await db.introspection.getTables();
-      expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['workspaces', 'users', 'events', 'api_keys', 'workspace_keys']));
+      expect(tables.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['workspaces', 'users', 'events', 'api_keys', 'workspace_keys']),
+      );
     } finally {
       await db.destroy();
     }
@@ -44,7 +46,10 @@ describe('migrations', { timeout: 120_000 }, () => {
         const results = await Promise.all([migrateToLatest(one.db), migrateToLatest(two.db)]);
         const applied = results.flatMap((r) => r.results ?? []).filter((r) => r.status === 'Success');
         expect(applied).toHaveLength(migrationCount);
-        const rows = await one.db.selectFrom('kysely_migration' as never).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+        const rows = await one.db
+          .selectFrom('kysely_migration' as never)
+          .select(sql<number>`count(*)`.as('n'))
+          .executeTakeFirstOrThrow();
         expect(Number((rows as { n: number }).n)).toBe(migrationCount);
         expect((await migrateToLatest(one.db)).results).toEqual([]);
       } finally {

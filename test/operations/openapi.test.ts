@@ -14,7 +14,12 @@ describe('OpenAPI', () => {
   const fetchDocument = async (url: string) => {
     const response = await t().app.inject({ method: 'GET', url });
     expect(response.statusCode).toBe(200);
-    return response.json() as { openapi: string; info: { version: string }; components: { securitySchemes: Record<string, unknown> }; paths: Record<string, Record<string, Operation>> };
+    return response.json() as {
+      openapi: string;
+      info: { version: string };
+      components: { securitySchemes: Record<string, unknown> };
+      paths: Record<string, Record<string, Operation>>;
+    };
   };
 
   it('serves a 3.1 document per surface with its security schemes', async () => {
@@ -22,9 +27,21 @@ describe('OpenAPI', () => {
     const management = await fetchDocument('/management/openapi.json');
     expect(base.openapi).toBe('3.1.0');
     expect(management.info.version).toBe('1.2.2');
-    expect(Object.keys(base.components.securitySchemes)).toEqual(['BearerApiKey', 'SignedWorkspaceKey']);
+    expect(Object.keys(base.components.securitySchemes)).toEqual([
+      'BearerApiKey',
+      'SignedWorkspaceKey',
+      'InboxPublicKey',
+      'InboxUserToken',
+    ]);
+    // The base surface's calls take either API credential; the in-app feed's take the public key and a user token together.
+    expect((base as unknown as { security: unknown }).security).toEqual([
+      { BearerApiKey: [] },
+      { SignedWorkspaceKey: [] },
+    ]);
+    expect(base.paths['/v1/feed/notifications/']?.get?.security).toEqual([{ InboxPublicKey: [], InboxUserToken: [] }]);
     expect(Object.keys(management.components.securitySchemes)).toEqual(['ServiceToken']);
-    expect(Object.keys(management.paths).every((path) => path.startsWith('/v1/'))).toBe(true);
+    // Templates are on /v2/ as on the anchor; everything else is /v1/.
+    expect(Object.keys(management.paths).every((path) => /^\/v[12]\//.test(path))).toBe(true);
     expect(Object.keys(base.paths)).toContain('/v1/user/{distinct_id}/');
   });
 
@@ -38,17 +55,25 @@ describe('OpenAPI', () => {
           if (!operation.operationId) problems.push(`${where}: no operationId`);
           const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
           for (const name of pathParams) {
-            if (!operation.parameters?.some((p) => p.in === 'path' && p.name === name)) problems.push(`${where}: path parameter ${name} undocumented`);
+            if (!operation.parameters?.some((p) => p.in === 'path' && p.name === name))
+              problems.push(`${where}: path parameter ${name} undocumented`);
           }
-          if (['post', 'patch', 'put'].includes(method) && !operation.requestBody && !path.endsWith('/rotate/') && !path.includes('/commit/')) {
+          if (
+            ['post', 'patch', 'put'].includes(method) &&
+            !operation.requestBody &&
+            !path.endsWith('/rotate/') &&
+            !path.includes('/commit/')
+          ) {
             problems.push(`${where}: no request body schema`);
           }
           const responses = Object.entries(operation.responses ?? {});
           if (!responses.some(([status]) => status.startsWith('2'))) problems.push(`${where}: no success response`);
           const authenticated = !(Array.isArray(operation.security) && operation.security.length === 0);
-          if (authenticated && !responses.some(([status]) => status === '401')) problems.push(`${where}: no 401 response`);
+          if (authenticated && !responses.some(([status]) => status === '401'))
+            problems.push(`${where}: no 401 response`);
           for (const [status, response] of responses) {
-            if (status !== '204' && !response.content?.['application/json']?.schema) problems.push(`${where}: ${status} has no schema`);
+            if (status !== '204' && !response.content?.['application/json']?.schema)
+              problems.push(`${where}: ${status} has no schema`);
           }
         }
       }

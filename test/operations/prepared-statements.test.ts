@@ -8,7 +8,12 @@ const url = process.env.DATABASE_URL;
 
 /** The named statements of the one session a pool of size 1 holds. */
 const preparedOf = async (db: Db) =>
-  (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by name`.execute(db)).rows;
+  (
+    await sql<{
+      name: string;
+      statement: string;
+    }>`select name, statement from pg_prepared_statements order by name`.execute(db)
+  ).rows;
 
 const lookup = (db: Db, n: number) => sql<{ n: number }>`select ${n}::int * 2 as n`.execute(db);
 

@@ -11,19 +11,28 @@ describe('graceful shutdown', { timeout: 90_000 }, () => {
     const started = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const t = await buildTestApp({}, {
-      beforeReady: (app) =>
-        app.get('/test-slow', { schema: { hide: true } }, async () => {
-          release();
-          await new Promise((resolve) => setTimeout(resolve, 400));
-          return { done: true };
-        }),
-    });
+    const t = await buildTestApp(
+      {},
+      {
+        beforeReady: (app) =>
+          app.get('/test-slow', { schema: { hide: true } }, async () => {
+            release();
+            await new Promise((resolve) => setTimeout(resolve, 400));
+            return { done: true };
+          }),
+      },
+    );
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const inFlight = fetch(`${address}/test-slow`).then(async (response) => ({ status: response.status, body: await response.json() }));
+    const inFlight = fetch(`${address}/test-slow`).then(async (response) => ({
+      status: response.status,
+      body: await response.json(),
+    }));
     await started;
     const closing = t.app.close();
-    const refused = await fetch(`${address}/healthz`).then((r) => r.status, () => 'refused');
+    const refused = await fetch(`${address}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(refused);
     expect(await inFlight).toEqual({ status: 200, body: { done: true } });
     await closing;
@@ -35,7 +44,10 @@ describe('graceful shutdown', { timeout: 90_000 }, () => {
     const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info' } as NodeJS.ProcessEnv;
     delete env.DATABASE_URL;
     delete env.SECRET_KEY;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

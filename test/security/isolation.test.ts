@@ -7,7 +7,13 @@ import { authFor, KnownValues, requestArbitrary, type FuzzRequest } from '../sup
 import { problemWith, routeCatalogue, type CatalogueRoute } from '../support/routes.js';
 import { signedAuthSupported } from '../support/signed-probe.js';
 import { signedHeaders } from '../support/signing.js';
-import { ACCOUNT_TABLES, changedTables, tablesWithScope, workspaceFingerprint, type Scope } from '../support/workspace-scope.js';
+import {
+  ACCOUNT_TABLES,
+  changedTables,
+  tablesWithScope,
+  workspaceFingerprint,
+  type Scope,
+} from '../support/workspace-scope.js';
 
 const SEED_ATTEMPTS_PER_ROUTE = 15;
 const ATTACKS_PER_ROUTE = 12;
@@ -49,11 +55,25 @@ describe('isolation between workspaces, on every route of both surfaces', { time
   let routes: CatalogueRoute[];
   let tables: { table: string; scope: Scope }[];
   let signed = false;
-  const figures = { routes_attacked: 0, requests: 0, answered_2xx: 0, answered_401: 0, answered_404: 0, answered_other_4xx: 0, victim_rows_changed: 0, leaks: 0 };
+  const figures = {
+    routes_attacked: 0,
+    requests: 0,
+    answered_2xx: 0,
+    answered_401: 0,
+    answered_404: 0,
+    answered_other_4xx: 0,
+    victim_rows_changed: 0,
+    leaks: 0,
+  };
 
   /** Drives every route of the workspace with valid generated requests (ids reused, strings tagged), twice over. */
   async function seed(ws: WorkspaceFixture, tag: string): Promise<Tenant> {
-    const defaultPair = await t().db.selectFrom('workspace_keys').select('id').where('workspace_id', '=', ws.workspaceId).where('is_default', '=', true).executeTakeFirstOrThrow();
+    const defaultPair = await t()
+      .db.selectFrom('workspace_keys')
+      .select('id')
+      .where('workspace_id', '=', ws.workspaceId)
+      .where('is_default', '=', true)
+      .executeTakeFirstOrThrow();
     // The workspace's own credentials stay usable: never disabled, paused or rotated by the seeding.
     const known = new KnownValues(new Set([ws.apiKeyId, defaultPair.id]));
     known.add('workspace', ws.slug);
@@ -61,7 +81,10 @@ describe('isolation between workspaces, on every route of both surfaces', { time
     const own = new Set<string>();
     for (let pass = 0; pass < 2; pass += 1) {
       for (const route of routes.filter((r) => r.method !== 'DELETE')) {
-        const requests = fc.sample(requestArbitrary(route, lookup, authFor(route, ws), 'valid'), SEED_ATTEMPTS_PER_ROUTE);
+        const requests = fc.sample(
+          requestArbitrary(route, lookup, authFor(route, ws), 'valid'),
+          SEED_ATTEMPTS_PER_ROUTE,
+        );
         for (const request of requests) {
           const answer = await t().app.inject(request);
           expect(problemWith(route, answer), `${route.label} seeding`).toBeUndefined();
@@ -84,20 +107,34 @@ describe('isolation between workspaces, on every route of both surfaces', { time
       if (typeof current === 'string' && current.length >= 16) into.add(current);
       else if (current && typeof current === 'object') {
         // Validation messages are the server's own wording, the same for every workspace: not data.
-        stack.push(...Object.entries(current).filter(([key]) => key !== 'validation_result').map(([, v]) => v));
+        stack.push(
+          ...Object.entries(current)
+            .filter(([key]) => key !== 'validation_result')
+            .map(([, v]) => v),
+        );
       }
     }
   };
 
   beforeAll(async () => {
-    routes = (await routeCatalogue(t().app)).filter((route) => route.surface !== 'public' && (route.surface === 'base' || route.params.some((p) => p.name === 'workspace')));
+    routes = (await routeCatalogue(t().app)).filter(
+      (route) =>
+        route.surface !== 'public' && (route.surface === 'base' || route.params.some((p) => p.name === 'workspace')),
+    );
     tables = await tablesWithScope(t().db);
     const [wsA, wsB] = [await createWorkspaceFixture(t()), await createWorkspaceFixture(t())];
     a = await seed(wsA, 'qaa');
     b = await seed(wsB, 'qbb');
     // Strings both answered (the default tenant's name, say) belong to neither.
-    for (const value of [...a.own]) if (b.own.has(value)) (a.own.delete(value), b.own.delete(value));
-    signed = await signedAuthSupported((options) => t().app.inject(options), { key: wsA.workspaceKey, secret: wsA.workspaceSecret });
+    for (const value of [...a.own]) {
+      if (!b.own.has(value)) continue;
+      a.own.delete(value);
+      b.own.delete(value);
+    }
+    signed = await signedAuthSupported((options) => t().app.inject(options), {
+      key: wsA.workspaceKey,
+      secret: wsA.workspaceSecret,
+    });
   }, 300_000);
 
   afterAll(() => recordFigures('isolation', { ...figures, signed_workspace_key_tested: signed }));
@@ -140,23 +177,46 @@ describe('isolation between workspaces, on every route of both surfaces', { time
     for (const route of base) {
       figures.routes_attacked += 1;
       // B's identifiers in the path; the body carries nothing of either workspace, so whatever of B's comes back leaked.
-      const requests = fc.sample(requestArbitrary(route, nothingKnown, a.ws.base, 'valid', b.known.lookup), ATTACKS_PER_ROUTE);
+      const requests = fc.sample(
+        requestArbitrary(route, nothingKnown, a.ws.base, 'valid', b.known.lookup),
+        ATTACKS_PER_ROUTE,
+      );
       await attack(route, requests, b);
       if (signed) {
         const pair = { key: a.ws.workspaceKey, secret: a.ws.workspaceSecret };
-        const sign = (request: FuzzRequest) => signedHeaders({ ...pair, method: request.method, url: request.url, body: request.payload, contentType: request.headers['content-type'] });
-        await attack(route, requests.map((request) => ({ ...request, headers: sign(request) })), b);
+        const sign = (request: FuzzRequest) =>
+          signedHeaders({
+            ...pair,
+            method: request.method,
+            url: request.url,
+            body: request.payload,
+            contentType: request.headers['content-type'],
+          });
+        await attack(
+          route,
+          requests.map((request) => ({ ...request, headers: sign(request) })),
+          b,
+        );
       }
     }
   });
 
   it("management surface: A's identifiers under B's slug resolve to nothing of A's (tokens are account-wide; the slug scopes)", async () => {
-    const management = routes.filter((route) => route.surface === 'management' && route.params.some((p) => p.name !== 'workspace'));
+    const management = routes.filter(
+      (route) => route.surface === 'management' && route.params.some((p) => p.name !== 'workspace'),
+    );
     for (const route of management) {
       figures.routes_attacked += 1;
       const underB = (name: string) => (name === 'workspace' ? [b.ws.slug] : a.known.lookup(name));
-      const requests = fc.sample(requestArbitrary(route, nothingKnown, a.ws.management, 'valid', underB), ATTACKS_PER_ROUTE);
-      await attack(route, requests.filter((request) => request.url.includes(`/${b.ws.slug}/`)), a);
+      const requests = fc.sample(
+        requestArbitrary(route, nothingKnown, a.ws.management, 'valid', underB),
+        ATTACKS_PER_ROUTE,
+      );
+      await attack(
+        route,
+        requests.filter((request) => request.url.includes(`/${b.ws.slug}/`)),
+        a,
+      );
     }
   });
 });

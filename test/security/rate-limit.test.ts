@@ -44,7 +44,9 @@ describe('rate limiting (ours): per credential, configurable', () => {
     expect(throttled.headers['ratelimit-remaining']).toBe('0');
     expect(throttled.headers['ratelimit-reset']).toBeDefined();
     // The 429 is documented on the route, in its shape.
-    const route = (await routeCatalogue(t().app)).find((r) => r.path === '/management/v1/{workspace}/ws_key/' && r.method === 'GET')!;
+    const route = (await routeCatalogue(t().app)).find(
+      (r) => r.path === '/management/v1/{workspace}/ws_key/' && r.method === 'GET',
+    )!;
     expect(problemWith(route, throttled)).toBeUndefined();
 
     // The user routes answer in the short shape, their 429 too.

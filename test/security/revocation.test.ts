@@ -16,11 +16,19 @@ describe('revocation is immediate, even under load', () => {
   const t = useTestApp();
   let catalogue: CatalogueRoute[];
   let signed = false;
-  const figures = { revocations: 0, requests_under_load: 0, requests_after_revocation: 0, accepted_after_revocation: 0 };
+  const figures = {
+    revocations: 0,
+    requests_under_load: 0,
+    requests_after_revocation: 0,
+    accepted_after_revocation: 0,
+  };
   beforeAll(async () => {
     catalogue = await routeCatalogue(t().app);
     const ws = await createWorkspaceFixture(t());
-    signed = await signedAuthSupported((options) => t().app.inject(options), { key: ws.workspaceKey, secret: ws.workspaceSecret });
+    signed = await signedAuthSupported((options) => t().app.inject(options), {
+      key: ws.workspaceKey,
+      secret: ws.workspaceSecret,
+    });
   });
   afterAll(() => recordFigures('revocation', { ...figures, signed_workspace_key_cases: signed }));
 
@@ -31,15 +39,21 @@ describe('revocation is immediate, even under load', () => {
    * builds update the row, which every request reads.
    */
   async function revokeAsTheCliDoes(token: string): Promise<unknown> {
-    const path = ['..', '..', 'src', 'auth', 'credential-changes.js'].join('/');
+    const path = ['..', '..', 'src', 'services', 'credential-changes.js'].join('/');
     const changes = (await import(/* @vite-ignore */ path).catch(() => undefined)) as
       | { revokeServiceTokenEverywhere?: (db: unknown, cache: unknown, idOrToken: string) => Promise<unknown> }
       | undefined;
-    if (changes?.revokeServiceTokenEverywhere) return changes.revokeServiceTokenEverywhere(t().db, (t().app as unknown as { credentials?: unknown }).credentials, token);
+    if (changes?.revokeServiceTokenEverywhere)
+      return changes.revokeServiceTokenEverywhere(
+        t().db,
+        (t().app as unknown as { credentials?: unknown }).credentials,
+        token,
+      );
     return revokeServiceToken(t().db, token);
   }
 
-  const hasRoute = (method: string, path: string) => catalogue.some((route) => route.method === method && route.path === `/management${path}`);
+  const hasRoute = (method: string, path: string) =>
+    catalogue.some((route) => route.method === method && route.path === `/management${path}`);
 
   /**
    * WORKERS clients use the credential in a loop; mid-way it is revoked. Every request sent after
@@ -102,17 +116,27 @@ describe('revocation is immediate, even under load', () => {
     await revokeUnderLoad(send, async () => {
       // Through the management API where the app has it; otherwise as it would, in the database.
       if (hasRoute('DELETE', '/v1/{workspace}/ws_api_key/{api_key_id}/')) {
-        const response = await t().app.inject({ method: 'DELETE', url: `/management/v1/${ws.slug}/ws_api_key/${ws.apiKeyId}/`, headers: ws.management });
+        const response = await t().app.inject({
+          method: 'DELETE',
+          url: `/management/v1/${ws.slug}/ws_api_key/${ws.apiKeyId}/`,
+          headers: ws.management,
+        });
         expect(response.statusCode).toBe(204);
       } else {
-        await t().db.updateTable('api_keys').set({ deleted_at: sql<Date>`now()` }).where('id', '=', ws.apiKeyId).execute();
+        await t()
+          .db.updateTable('api_keys')
+          .set({ deleted_at: sql<Date>`now()` })
+          .where('id', '=', ws.apiKeyId)
+          .execute();
       }
     });
   });
 
   it('a revoked service token', async () => {
     const ws = await createWorkspaceFixture(t());
-    const send = async () => (await t().app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/ws_key/`, headers: ws.management })).statusCode;
+    const send = async () =>
+      (await t().app.inject({ method: 'GET', url: `/management/v1/${ws.slug}/ws_key/`, headers: ws.management }))
+        .statusCode;
     await revokeUnderLoad(send, async () => {
       expect(await revokeAsTheCliDoes(ws.serviceToken)).toBeTruthy();
     });
@@ -120,19 +144,38 @@ describe('revocation is immediate, even under load', () => {
 
   /** Signed-key cases need signature auth (#4) and the workspace-key management routes. */
   const pairRoutes = () =>
-    hasRoute('POST', '/v1/{workspace}/ws_key/') && hasRoute('PATCH', '/v1/{workspace}/ws_key/{id}/') && hasRoute('DELETE', '/v1/{workspace}/ws_key/{id}/') && hasRoute('POST', '/v1/{workspace}/ws_key/{id}/rotate/');
+    hasRoute('POST', '/v1/{workspace}/ws_key/') &&
+    hasRoute('PATCH', '/v1/{workspace}/ws_key/{id}/') &&
+    hasRoute('DELETE', '/v1/{workspace}/ws_key/{id}/') &&
+    hasRoute('POST', '/v1/{workspace}/ws_key/{id}/rotate/');
   const requireSigned = (context: TestContext) => {
     if (!signed || !pairRoutes()) context.skip('signed workspace-key auth and the ws_key routes are not in this build');
   };
   async function newPair(ws: WorkspaceFixture) {
-    const response = await t().app.inject({ method: 'POST', url: `/management/v1/${ws.slug}/ws_key/`, headers: ws.management, payload: { name: `revocation-${Date.now()}` } });
+    const response = await t().app.inject({
+      method: 'POST',
+      url: `/management/v1/${ws.slug}/ws_key/`,
+      headers: ws.management,
+      payload: { name: `revocation-${Date.now()}` },
+    });
     expect(response.statusCode).toBe(201);
     return response.json() as { id: string; key: string; secret: string };
   }
   const sendSigned = (pair: { key: string; secret: string }) => async () =>
-    (await t().app.inject({ method: 'GET', url: PROBE, headers: signedHeaders({ ...pair, method: 'GET', url: PROBE }) })).statusCode;
+    (
+      await t().app.inject({
+        method: 'GET',
+        url: PROBE,
+        headers: signedHeaders({ ...pair, method: 'GET', url: PROBE }),
+      })
+    ).statusCode;
   const manage = (ws: WorkspaceFixture, method: 'POST' | 'PATCH' | 'DELETE', path: string, payload?: object) =>
-    t().app.inject({ method, url: `/management/v1/${ws.slug}/ws_key/${path}`, headers: ws.management, ...(payload ? { payload } : {}) });
+    t().app.inject({
+      method,
+      url: `/management/v1/${ws.slug}/ws_key/${path}`,
+      headers: ws.management,
+      ...(payload ? { payload } : {}),
+    });
 
   it('a paused workspace key pair', async (context) => {
     requireSigned(context);
@@ -179,6 +222,8 @@ describe('revocation is immediate, even under load', () => {
     for (const [what, url, headers] of cases) {
       expect((await t().app.inject({ method: 'GET', url, headers })).statusCode, what).toBe(401);
     }
-    expect((await t().app.inject({ method: 'GET', url: PROBE, headers: signedFor('GET', PROBE) })).statusCode).toBe(404);
+    expect((await t().app.inject({ method: 'GET', url: PROBE, headers: signedFor('GET', PROBE) })).statusCode).toBe(
+      404,
+    );
   });
 });

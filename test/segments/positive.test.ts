@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
 
-const fillers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ distinct_id: `user-${String(from + i).padStart(2, '0')}` }));
+const fillers = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ distinct_id: `user-${String(from + i).padStart(2, '0')}` }));
 
 /** [what it finds, the query, the rows expected, in order]. */
 const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
-  ['users on a plan', "select distinct_id from users where user_properties->>'plan' = 'pro' order by distinct_id", [{ distinct_id: 'alice' }, { distinct_id: 'carol' }]],
+  [
+    'users on a plan',
+    "select distinct_id from users where user_properties->>'plan' = 'pro' order by distinct_id",
+    [{ distinct_id: 'alice' }, { distinct_id: 'carol' }],
+  ],
   [
     'users reachable by email, with their addresses',
     "select distinct_id, active_emails from users where 'email' = any(active_channels) order by distinct_id",
@@ -43,7 +48,11 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
       { distinct_id: 'carol', language: 'de', locale: 'de_DE', timezone: null },
     ],
   ],
-  ['buyers, joined with events', "select distinct u.distinct_id from users u join events e on e.distinct_id = u.distinct_id where e.event = 'purchase' order by 1", [{ distinct_id: 'alice' }, { distinct_id: 'carol' }]],
+  [
+    'buyers, joined with events',
+    "select distinct u.distinct_id from users u join events e on e.distinct_id = u.distinct_id where e.event = 'purchase' order by 1",
+    [{ distinct_id: 'alice' }, { distinct_id: 'carol' }],
+  ],
   [
     'repeat buyers, HAVING',
     "select distinct_id, count(*) as purchases from events where event = 'purchase' group by distinct_id having count(*) >= 2",
@@ -57,14 +66,33 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
       { distinct_id: 'alice', total: 60 },
     ],
   ],
-  ['LIMIT below 10', 'select distinct_id from users order by distinct_id limit 3', [{ distinct_id: 'alice' }, { distinct_id: 'bob' }, { distinct_id: 'carol' }]],
+  [
+    'LIMIT below 10',
+    'select distinct_id from users order by distinct_id limit 3',
+    [{ distinct_id: 'alice' }, { distinct_id: 'bob' }, { distinct_id: 'carol' }],
+  ],
   [
     'LIMIT above 10 still returns the top 10',
     'select distinct_id from users order by distinct_id limit 50',
-    [{ distinct_id: 'alice' }, { distinct_id: 'bob' }, { distinct_id: 'carol' }, { distinct_id: 'dave' }, { distinct_id: 'eve' }, ...fillers(1, 5)],
+    [
+      { distinct_id: 'alice' },
+      { distinct_id: 'bob' },
+      { distinct_id: 'carol' },
+      { distinct_id: 'dave' },
+      { distinct_id: 'eve' },
+      ...fillers(1, 5),
+    ],
   ],
-  ['no LIMIT, more than 10 matches', "select distinct_id from users where user_properties->>'plan' = 'trial' order by distinct_id", fillers(1, 10)],
-  ['ORDER BY descending with OFFSET', "select distinct_id from users where user_properties->>'plan' = 'trial' order by distinct_id desc offset 9", fillers(1, 3).reverse()],
+  [
+    'no LIMIT, more than 10 matches',
+    "select distinct_id from users where user_properties->>'plan' = 'trial' order by distinct_id",
+    fillers(1, 10),
+  ],
+  [
+    'ORDER BY descending with OFFSET',
+    "select distinct_id from users where user_properties->>'plan' = 'trial' order by distinct_id desc offset 9",
+    fillers(1, 3).reverse(),
+  ],
   [
     'a numeric property, ordered',
     "select distinct_id, (user_properties->>'age')::int as age from users where user_properties ? 'age' order by age desc",
@@ -85,7 +113,11 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
     "select distinct_id from users u where not exists (select 1 from events e where e.distinct_id = u.distinct_id) and user_properties->>'plan' not in ('free', 'trial')",
     [{ distinct_id: 'dave' }],
   ],
-  ['jsonb containment', `select distinct_id from users where user_properties @> '{"tags": ["vip"]}'`, [{ distinct_id: 'dave' }]],
+  [
+    'jsonb containment',
+    `select distinct_id from users where user_properties @> '{"tags": ["vip"]}'`,
+    [{ distinct_id: 'dave' }],
+  ],
   [
     'array elements through a lateral function',
     "select u.distinct_id, t.tag from users u cross join lateral jsonb_array_elements_text(u.user_properties->'tags') as t(tag) order by t.tag",
@@ -94,7 +126,19 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
       { distinct_id: 'dave', tag: 'vip' },
     ],
   ],
-  ['signed up before a date', "select distinct_id from users where created_at < '2025-03-15' order by created_at", [{ distinct_id: 'alice' }, { distinct_id: 'bob' }, { distinct_id: 'carol' }]],
+  [
+    'array elements with a default, and the elements of a stored array column',
+    "select u.distinct_id, t.tag from users u, jsonb_array_elements_text(coalesce(u.user_properties->'tags', '[]'::jsonb)) as t(tag) left join lateral unnest(u.active_channels) as c on true order by t.tag",
+    [
+      { distinct_id: 'dave', tag: 'beta' },
+      { distinct_id: 'dave', tag: 'vip' },
+    ],
+  ],
+  [
+    'signed up before a date',
+    "select distinct_id from users where created_at < '2025-03-15' order by created_at",
+    [{ distinct_id: 'alice' }, { distinct_id: 'bob' }, { distinct_id: 'carol' }],
+  ],
   [
     'last seen, timestamps as ISO strings',
     'select distinct_id, max(created_at) as last_seen from events group by 1 order by last_seen desc limit 2',
@@ -118,8 +162,16 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
       { distinct_id: 'eve', bucket: 'junior' },
     ],
   ],
-  ['ILIKE over an array column', "select distinct_id from users where exists (select 1 from unnest(active_emails) m where m ilike '%@X.COM') order by 1", [{ distinct_id: 'alice' }, { distinct_id: 'carol' }]],
-  ['EXTRACT and an event window', "select distinct_id from events where event = 'login' and extract(month from created_at) = 7 and created_at >= now() - interval '100 years'", [{ distinct_id: 'bob' }]],
+  [
+    'ILIKE over an array column',
+    "select distinct_id from users where exists (select 1 from unnest(active_emails) m where m ilike '%@X.COM') order by 1",
+    [{ distinct_id: 'alice' }, { distinct_id: 'carol' }],
+  ],
+  [
+    'EXTRACT and an event window',
+    "select distinct_id from events where event = 'login' and extract(month from created_at) = 7 and created_at >= now() - interval '100 years'",
+    [{ distinct_id: 'bob' }],
+  ],
   [
     'a window function',
     'select distinct_id, rank() over (order by count(*) desc) as rank from events group by distinct_id order by rank, distinct_id limit 2',
@@ -128,14 +180,38 @@ const SEGMENTS: [string, string, Record<string, unknown>[]][] = [
       { distinct_id: 'bob', rank: 2 },
     ],
   ],
-  ['events of a tenant', "select distinct_id, tenant_id, count(*) as logins from events where tenant_id = 'acme' group by 1, 2", [{ distinct_id: 'bob', tenant_id: 'acme', logins: 2 }]],
-  ['a distinct_id shared with another workspace', "select distinct_id, user_properties->>'plan' as plan from users where distinct_id = 'alice'", [{ distinct_id: 'alice', plan: 'pro' }]],
-  ['a trailing semicolon and comment', "select distinct_id from users where distinct_id = 'bob'; -- the end", [{ distinct_id: 'bob' }]],
-  ['a comment inside, and an upper-case query', "SELECT Distinct_Id /* who */ FROM Users WHERE User_Properties->>'plan' = 'enterprise'", [{ distinct_id: 'dave' }]],
+  [
+    'events of a tenant',
+    "select distinct_id, tenant_id, count(*) as logins from events where tenant_id = 'acme' group by 1, 2",
+    [{ distinct_id: 'bob', tenant_id: 'acme', logins: 2 }],
+  ],
+  [
+    'a distinct_id shared with another workspace',
+    "select distinct_id, user_properties->>'plan' as plan from users where distinct_id = 'alice'",
+    [{ distinct_id: 'alice', plan: 'pro' }],
+  ],
+  [
+    'a trailing semicolon and comment',
+    "select distinct_id from users where distinct_id = 'bob'; -- the end",
+    [{ distinct_id: 'bob' }],
+  ],
+  [
+    'a comment inside, and an upper-case query',
+    "SELECT Distinct_Id /* who */ FROM Users WHERE User_Properties->>'plan' = 'enterprise'",
+    [{ distinct_id: 'dave' }],
+  ],
   [
     'every events column',
     "select * from events where event = 'signup'",
-    [{ distinct_id: 'eve', event: 'signup', properties: { source: 'ads' }, created_at: '2025-05-01T00:00:00+00:00', tenant_id: null }],
+    [
+      {
+        distinct_id: 'eve',
+        event: 'signup',
+        properties: { source: 'ads' },
+        created_at: '2025-05-01T00:00:00+00:00',
+        tenant_id: null,
+      },
+    ],
   ],
 ];
 
@@ -172,31 +248,52 @@ describe('POST /v1/subscriber_list/~/dry_run/ answers realistic segment queries'
       },
     ]);
     expect(Object.keys(response.json().data[0])).toEqual([
-      'distinct_id', 'created_at', 'updated_at', 'language', 'locale', 'timezone', 'user_properties', 'active_channels', 'active_emails', 'active_phone_numbers',
+      'distinct_id',
+      'created_at',
+      'updated_at',
+      'language',
+      'locale',
+      'timezone',
+      'user_properties',
+      'active_channels',
+      'active_emails',
+      'active_phone_numbers',
     ]);
   });
 
   it('keeps numbers, booleans, nulls and nested jsonb as JSON', async () => {
-    const query = "select distinct_id, 1.5 as ratio, true as flag, null as nothing, jsonb_build_object('n', 1, 'a', array[1, 2]) as doc from users where distinct_id = 'alice'";
+    const query =
+      "select distinct_id, 1.5 as ratio, true as flag, null as nothing, jsonb_build_object('n', 1, 'a', array[1, 2]) as doc from users where distinct_id = 'alice'";
     const response = await dryRun(t(), seed().ws, query);
-    expect(response.json()).toEqual({ data: [{ distinct_id: 'alice', ratio: 1.5, flag: true, nothing: null, doc: { n: 1, a: [1, 2] } }] });
+    expect(response.json()).toEqual({
+      data: [{ distinct_id: 'alice', ratio: 1.5, flag: true, nothing: null, doc: { n: 1, a: [1, 2] } }],
+    });
   });
 
   it('lets the database stop after 10 rows: the 11th row is never computed', async () => {
     // Row 11 would divide by zero; only a query that stops at 10 rows succeeds.
-    const query = 'select distinct_id from (select distinct_id, row_number() over (order by distinct_id) as n from users) s where 1.0 / (11 - n) > 0';
+    const query =
+      'select distinct_id from (select distinct_id, row_number() over (order by distinct_id) as n from users) s where 1.0 / (11 - n) > 0';
     const response = await dryRun(t(), seed().ws, query);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json().data).toHaveLength(10);
   });
 
   it('answers an empty result with an empty list', async () => {
-    const response = await dryRun(t(), seed().ws, "select distinct_id from users where user_properties->>'plan' = 'stolen'");
+    const response = await dryRun(
+      t(),
+      seed().ws,
+      "select distinct_id from users where user_properties->>'plan' = 'stolen'",
+    );
     expect(response.json()).toEqual({ data: [] });
   });
 
   it('sees only the other workspace in the other workspace', async () => {
-    const response = await dryRun(t(), seed().other, 'select distinct_id, user_properties->>\'plan\' as plan from users order by distinct_id');
+    const response = await dryRun(
+      t(),
+      seed().other,
+      "select distinct_id, user_properties->>'plan' as plan from users order by distinct_id",
+    );
     expect(response.json()).toEqual({
       data: [
         { distinct_id: 'alice', plan: 'stolen' },

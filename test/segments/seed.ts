@@ -34,7 +34,11 @@ const USERS: SeedUser[] = [
     },
     created_at: '2025-03-01T00:00:00Z',
   },
-  { distinct_id: 'dave', properties: { plan: 'enterprise', tags: ['beta', 'vip'] }, created_at: '2025-04-01T00:00:00Z' },
+  {
+    distinct_id: 'dave',
+    properties: { plan: 'enterprise', tags: ['beta', 'vip'] },
+    created_at: '2025-04-01T00:00:00Z',
+  },
   {
     distinct_id: 'eve',
     properties: { plan: 'free', age: 29 },
@@ -80,22 +84,47 @@ export async function seedSegmentWorkspaces(t: TestApp): Promise<SegmentSeed> {
     updated_at: user.created_at ?? '2025-01-01T00:00:00Z',
   });
   const otherUsers: SeedUser[] = [
-    { distinct_id: 'other-secret-1', properties: { plan: 'pro' }, channels: { $email: [entry('boss@secret.example')] } },
+    {
+      distinct_id: 'other-secret-1',
+      properties: { plan: 'pro' },
+      channels: { $email: [entry('boss@secret.example')] },
+    },
     { distinct_id: 'other-secret-2', properties: { plan: 'pro', age: 99 } },
-    { distinct_id: 'alice', properties: { plan: 'stolen', age: 1 }, channels: { $email: [entry('alice@secret.example')] } },
+    {
+      distinct_id: 'alice',
+      properties: { plan: 'stolen', age: 1 },
+      channels: { $email: [entry('alice@secret.example')] },
+    },
   ];
   await t.db
     .insertInto('users')
-    .values([...USERS.map((user) => row(ws.workspaceId, user)), ...otherUsers.map((user) => row(other.workspaceId, user))])
+    .values([
+      ...USERS.map((user) => row(ws.workspaceId, user)),
+      ...otherUsers.map((user) => row(other.workspaceId, user)),
+    ])
     .execute();
   const events = [
     ...EVENTS.map((event) => ({ ...event, workspace_id: ws.workspaceId })),
-    { distinct_id: 'other-secret-1', event: 'purchase', properties: { amount: 5000 }, created_at: '2025-06-01T00:00:00Z', workspace_id: other.workspaceId },
-    { distinct_id: 'alice', event: 'stolen', properties: {}, created_at: '2025-06-01T00:00:00Z', workspace_id: other.workspaceId },
+    {
+      distinct_id: 'other-secret-1',
+      event: 'purchase',
+      properties: { amount: 5000 },
+      created_at: '2025-06-01T00:00:00Z',
+      workspace_id: other.workspaceId,
+    },
+    {
+      distinct_id: 'alice',
+      event: 'stolen',
+      properties: {},
+      created_at: '2025-06-01T00:00:00Z',
+      workspace_id: other.workspaceId,
+    },
   ];
   await t.db
     .insertInto('events')
-    .values(events.map((event, i) => ({ ...event, properties: JSON.stringify(event.properties), insert_id: `seed-${i}` })))
+    .values(
+      events.map((event, i) => ({ ...event, properties: JSON.stringify(event.properties), insert_id: `seed-${i}` })),
+    )
     .execute();
   return { ws, other };
 }

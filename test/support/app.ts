@@ -1,12 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { SecretBox } from '../../src/auth/secret-box.js';
+import { SecretBox } from '../../src/crypto/secret-box.js';
 import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
+import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 
@@ -20,19 +22,43 @@ export interface TestApp {
   queries: { count: number; sql: string[]; reset(): void };
   /** Every log line the app wrote, parsed. */
   logs: Record<string, unknown>[];
+  /** The durable queue and worker, when built with `engine` (test/support/engine.ts). */
+  engineRuntime?: TestEngine;
   close(): Promise<void>;
+}
+
+let snapshot: Promise<Blob | undefined> | undefined;
+
+/** The migrated embedded database the global setup dumped, read once per worker (undefined when none). */
+function migratedSnapshot(): Promise<Blob | undefined> {
+  snapshot ??= (async () => {
+    const file = inject('embeddedSnapshot');
+    return file ? new Blob([await readFile(file)]) : undefined;
+  })();
+  return snapshot;
 }
 
 /**
  * Builds the real app over a real database: PostgreSQL when DATABASE_URL is set
- * (already migrated by the global setup), otherwise a fresh in-memory PGlite.
+ * (already migrated by the global setup), otherwise a fresh in-memory PGlite of its own, loaded
+ * from the migrated dump the global setup made (migrating again then finds nothing to do).
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
-  options: { beforeReady?: (app: FastifyInstance) => void; credentialListener?: AppDependencies['credentialListener'] } = {},
+  options: {
+    beforeReady?: (app: FastifyInstance) => void;
+    credentialListener?: AppDependencies['credentialListener'];
+    engine?: TestEngineOptions;
+  } = {},
 ): Promise<TestApp> {
   // Rate limiting is off in tests except where a test turns it on (test/security/rate-limit.test.ts).
-  const config = loadConfig({ LOG_LEVEL: 'info', SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: process.env.DATABASE_URL, RATE_LIMIT_MAX: '0', ...env });
+  const config = loadConfig({
+    LOG_LEVEL: 'info',
+    SECRET_KEY: TEST_SECRET_KEY,
+    DATABASE_URL: process.env.DATABASE_URL,
+    RATE_LIMIT_MAX: '0',
+    ...env,
+  });
   const queries = {
     count: 0,
     sql: [] as string[],
@@ -41,9 +67,10 @@ export async function buildTestApp(
       this.sql = [];
     },
   };
-  const { db, engine } = createDatabase({
+  const handle = createDatabase({
     url: config.DATABASE_URL,
     dataDir: 'memory://',
+    loadDataDir: config.DATABASE_URL ? undefined : await migratedSnapshot(),
     poolSize: 5,
     timeoutMs: config.DATABASE_TIMEOUT_MS,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -52,6 +79,7 @@ export async function buildTestApp(
       queries.sql.push(event.query.sql);
     },
   });
+  const { db, engine } = handle;
   if (engine === 'embedded') await migrateToLatest(db);
   const logs: Record<string, unknown>[] = [];
   const logStream = new Writable({
@@ -61,7 +89,22 @@ export async function buildTestApp(
     },
   });
   const secretBox = new SecretBox(TEST_SECRET_KEY);
-  const app = await buildApp({ config, db, engine, secretBox, logStream, credentialListener: options.credentialListener });
+  const engineLog = {
+    error: (object: object, message: string) => logs.push({ level: 50, ...object, msg: message }),
+  };
+  const engineRuntime = options.engine
+    ? await startTestEngine(handle, config.DATABASE_URL, secretBox, engineLog, options.engine)
+    : undefined;
+  const app = await buildApp({
+    queue: engineRuntime?.queue,
+    config,
+    db,
+    engine,
+    pglite: handle.pglite,
+    secretBox,
+    logStream,
+    credentialListener: options.credentialListener,
+  });
   options.beforeReady?.(app);
   await app.ready();
   queries.reset();
@@ -73,18 +116,23 @@ export async function buildTestApp(
     secretBox,
     queries,
     logs,
+    engineRuntime,
     async close() {
       await app.close();
+      await engineRuntime?.stop();
       await db.destroy();
     },
   };
 }
 
 /** One app for the whole file, closed after it; whatever the file did, no credential reached its logs. */
-export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+export function useTestApp(
+  env: Record<string, string> = {},
+  options: Parameters<typeof buildTestApp>[1] = {},
+): () => TestApp {
   let testApp: TestApp | undefined;
   beforeAll(async () => {
-    testApp = await buildTestApp(env);
+    testApp = await buildTestApp(env, options);
   });
   afterAll(async () => {
     await testApp?.close();

@@ -10,6 +10,11 @@ export const callersOf = (t: () => TestApp, ws: WorkspaceFixture) => ({
     t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) }),
   'signed key': (method: Method, url: string, payload?: unknown) => {
     const body = payload === undefined ? undefined : JSON.stringify(payload);
-    return t().app.inject({ method, url, payload: body, headers: signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method, url, body }) });
+    return t().app.inject({
+      method,
+      url,
+      payload: body,
+      headers: signedHeaders({ key: ws.workspaceKey, secret: ws.workspaceSecret, method, url, body }),
+    });
   },
 });

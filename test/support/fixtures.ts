@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { TestApp } from './app.js';
-import { bootstrapWorkspace } from '../../src/provisioning.js';
+import { bootstrapWorkspace } from '../../src/services/workspaces.js';
 
 export interface WorkspaceFixture {
   slug: string;
@@ -18,7 +18,10 @@ export interface WorkspaceFixture {
 export const uniqueSlug = (prefix = 'ws') => `${prefix}-${ulid().toLowerCase()}`;
 
 /** A fresh workspace with a service token, an API key and its default key pair: tests isolate by workspace. */
-export async function createWorkspaceFixture(t: TestApp, actor = { name: 'Test Operator', email: 'ops@example.com' }): Promise<WorkspaceFixture> {
+export async function createWorkspaceFixture(
+  t: TestApp,
+  actor = { name: 'Test Operator', email: 'ops@example.com' },
+): Promise<WorkspaceFixture> {
   const slug = uniqueSlug();
   const credentials = await bootstrapWorkspace(t.db, t.secretBox, { slug, actor });
   const workspace = await t.db.selectFrom('workspaces').select('id').where('slug', '=', slug).executeTakeFirstOrThrow();

@@ -16,7 +16,12 @@ const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.en
  * surface over several files, every `shard.count`-th of them): each route gets a fresh workspace and
  * RUNS generated requests (see fuzzRoute). One app and one private database per file.
  */
-export async function defineRouteFuzz(id: string, title: string, select: (route: CatalogueRoute) => boolean, shard = { index: 0, count: 1 }) {
+export async function defineRouteFuzz(
+  id: string,
+  title: string,
+  select: (route: CatalogueRoute) => boolean,
+  shard = { index: 0, count: 1 },
+) {
   const database = await createPrivateDatabase();
   const t = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
   const catalogue = await routeCatalogue(t.app);
@@ -37,19 +42,24 @@ export async function defineRouteFuzz(id: string, title: string, select: (route:
     });
 
     for (const route of routes) {
-      it(`${route.label}: ${RUNS} generated requests, each answered as documented, none leaving a partial write`, { timeout: 600_000 }, async () => {
-        const ws = await createWorkspaceFixture(t);
-        const outcome = await fuzzRoute(t, catalogue, route, ws, { runs: RUNS, seed: SEED });
-        totals.cases += outcome.cases;
-        totals.accepted += outcome.accepted;
-        totals.rejected += outcome.rejected;
-        totals.fewest_cases_on_a_route = Math.min(totals.fewest_cases_on_a_route, outcome.cases);
-        for (const [status, count] of Object.entries(outcome.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
-        expect(outcome.cases).toBeGreaterThanOrEqual(RUNS);
-        // The whole file's logs are checked at the end; checking per route keeps memory flat.
-        assertNoCredentialsInLogs(t.logs);
-        t.logs.length = 0;
-      });
+      it(
+        `${route.label}: ${RUNS} generated requests, each answered as documented, none leaving a partial write`,
+        { timeout: 600_000 },
+        async () => {
+          const ws = await createWorkspaceFixture(t);
+          const outcome = await fuzzRoute(t, catalogue, route, ws, { runs: RUNS, seed: SEED });
+          totals.cases += outcome.cases;
+          totals.accepted += outcome.accepted;
+          totals.rejected += outcome.rejected;
+          totals.fewest_cases_on_a_route = Math.min(totals.fewest_cases_on_a_route, outcome.cases);
+          for (const [status, count] of Object.entries(outcome.statuses))
+            statuses[status] = (statuses[status] ?? 0) + count;
+          expect(outcome.cases).toBeGreaterThanOrEqual(RUNS);
+          // The whole file's logs are checked at the end; checking per route keeps memory flat.
+          assertNoCredentialsInLogs(t.logs);
+          t.logs.length = 0;
+        },
+      );
     }
   });
 }

@@ -2,6 +2,7 @@ import fc, { type Arbitrary } from 'fast-check';
 import type { TestApp } from './app.js';
 import type { WorkspaceFixture } from './fixtures.js';
 import { changedTables, tablesWithScope, workspaceFingerprint } from './workspace-scope.js';
+import { watchRowChanges } from './row-changes.js';
 import { problemWith, type CatalogueRoute, type RouteInput } from './routes.js';
 import { hostile, mutated, NASTY_STRINGS, toJsonText, valid, type Known } from './schema-arbitrary.js';
 
@@ -20,7 +21,10 @@ const MAX_QUERY_VALUE = 4000;
 
 /** Percent-encodes the UTF-8 bytes of a string (lone surrogates become U+FFFD, as on the wire). */
 export function percentEncode(text: string): string {
-  return encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8')).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8')).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 const asText = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'));
@@ -52,24 +56,62 @@ export type InputMode = 'fuzz' | 'valid';
 const inputValue = (input: RouteInput, known: Known, mode: InputMode) =>
   mode === 'valid'
     ? valid(input.schema, known, input.name)
-    : fc.oneof({ weight: 5, arbitrary: valid(input.schema, known, input.name) }, { weight: 2, arbitrary: hostile(input.schema, known, input.name) });
+    : fc.oneof(
+        { weight: 5, arbitrary: valid(input.schema, known, input.name) },
+        { weight: 2, arbitrary: hostile(input.schema, known, input.name) },
+      );
 
-const RAW_BODIES = ['', '{', '{"a":', 'nul', '{"a":1}}', '[' .repeat(100_000), '\u00ff\u00fe', 'null', '1', '"text"', '[]', 'true', '{"__proto__":{"x":1}}'];
-const OTHER_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16le', 'application/jsonx', 'multipart/form-data; boundary=x'];
+const RAW_BODIES = [
+  '',
+  '{',
+  '{"a":',
+  'nul',
+  '{"a":1}}',
+  '['.repeat(100_000),
+  '\u00ff\u00fe',
+  'null',
+  '1',
+  '"text"',
+  '[]',
+  'true',
+  '{"__proto__":{"x":1}}',
+];
+const OTHER_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=utf-16le',
+  'application/jsonx',
+  'multipart/form-data; boundary=x',
+];
 
-function bodyArbitrary(route: CatalogueRoute, known: Known, mode: InputMode): Arbitrary<{ payload?: string; contentType?: string }> {
-  const json = (value: Arbitrary<unknown>) => value.map((v) => ({ payload: toJsonText(v), contentType: 'application/json' }));
+function bodyArbitrary(
+  route: CatalogueRoute,
+  known: Known,
+  mode: InputMode,
+): Arbitrary<{ payload?: string; contentType?: string }> {
+  const json = (value: Arbitrary<unknown>) =>
+    value.map((v) => ({ payload: toJsonText(v), contentType: 'application/json' }));
   if (mode === 'valid') return route.body ? json(valid(route.body, known)) : fc.constant({});
   const raw = fc.oneof(
     fc.constantFrom(...RAW_BODIES).map((payload) => ({ payload, contentType: 'application/json' })),
-    fc.tuple(fc.constantFrom(...OTHER_CONTENT_TYPES), fc.constantFrom('{"a":1}', 'a=1', '')).map(([contentType, payload]) => ({ payload, contentType })),
+    fc
+      .tuple(fc.constantFrom(...OTHER_CONTENT_TYPES), fc.constantFrom('{"a":1}', 'a=1', ''))
+      .map(([contentType, payload]) => ({ payload, contentType })),
     fc.constant({}),
   );
   if (route.body) {
-    return fc.oneof({ weight: 3, arbitrary: json(valid(route.body, known)) }, { weight: 6, arbitrary: json(mutated(route.body, known)) }, { weight: 1, arbitrary: raw });
+    return fc.oneof(
+      { weight: 3, arbitrary: json(valid(route.body, known)) },
+      { weight: 6, arbitrary: json(mutated(route.body, known)) },
+      { weight: 1, arbitrary: raw },
+    );
   }
   if (!BODY_METHODS.has(route.method)) return fc.constant({});
-  return fc.oneof({ weight: 8, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: raw }, { weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 3 })) });
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: raw },
+    { weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 3 })) },
+  );
 }
 
 /** Requests for one route: path parameters, query and body generated from its schemas, then mutated. */
@@ -84,21 +126,38 @@ export function requestArbitrary(
   const params = fc.record(Object.fromEntries(route.params.map((p) => [p.name, inputValue(p, paramKnown, mode)])));
   const documented = fc.tuple(
     ...route.query.map((input) =>
-      (input.required && mode === 'valid' ? inputValue(input, known, mode) : fc.option(inputValue(input, known, mode), { nil: undefined, freq: input.required ? 10 : 2 })).map(
-        (value) => (value === undefined ? [] : queryPairs(input.name, value)),
-      ),
+      (input.required && mode === 'valid'
+        ? inputValue(input, known, mode)
+        : fc.option(inputValue(input, known, mode), { nil: undefined, freq: input.required ? 10 : 2 })
+      ).map((value) => (value === undefined ? [] : queryPairs(input.name, value))),
     ),
   );
-  const undocumented = mode === 'valid' ? fc.constant([] as [string, string][]) : fc.array(fc.tuple(fc.constantFrom('x', 'limit', 'offset', '__proto__', 'a[b]', ...NASTY_STRINGS.slice(0, 6)), fc.constantFrom(...NASTY_STRINGS)), {
-    maxLength: 2,
-  });
-  return fc.tuple(params, documented, undocumented, bodyArbitrary(route, known, mode)).map(([paramValues, queryParts, extra, body]) => {
-    const pairs = [...queryParts.flat(), ...extra.flatMap(([name, value]) => queryPairs(name, value))];
-    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(paramValues[name]));
-    const headers: Record<string, string> = { ...auth };
-    if (body.contentType) headers['content-type'] = body.contentType;
-    return { method: route.method, url: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path, headers, payload: body.payload };
-  });
+  const undocumented =
+    mode === 'valid'
+      ? fc.constant([] as [string, string][])
+      : fc.array(
+          fc.tuple(
+            fc.constantFrom('x', 'limit', 'offset', '__proto__', 'a[b]', ...NASTY_STRINGS.slice(0, 6)),
+            fc.constantFrom(...NASTY_STRINGS),
+          ),
+          {
+            maxLength: 2,
+          },
+        );
+  return fc
+    .tuple(params, documented, undocumented, bodyArbitrary(route, known, mode))
+    .map(([paramValues, queryParts, extra, body]) => {
+      const pairs = [...queryParts.flat(), ...extra.flatMap(([name, value]) => queryPairs(name, value))];
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(paramValues[name]));
+      const headers: Record<string, string> = { ...auth };
+      if (body.contentType) headers['content-type'] = body.contentType;
+      return {
+        method: route.method,
+        url: pairs.length > 0 ? `${path}?${pairs.join('&')}` : path,
+        headers,
+        payload: body.payload,
+      };
+    });
 }
 
 /** Identifiers worth reusing, by field name: collected from fixtures and from every successful answer. */
@@ -126,7 +185,10 @@ export class KnownValues {
     }
   }
 
-  readonly lookup: Known = (name) => [...(this.#values.get(name) ?? []), ...(name.endsWith('_id') ? (this.#values.get('id') ?? []) : [])];
+  readonly lookup: Known = (name) => [
+    ...(this.#values.get(name) ?? []),
+    ...(name.endsWith('_id') ? (this.#values.get('id') ?? []) : []),
+  ];
 }
 
 export const authFor = (route: CatalogueRoute, ws: WorkspaceFixture): Record<string, string> =>
@@ -170,8 +232,20 @@ export async function fuzzRoute(
   // Every row the route's workspace owns, and every row of the account-wide tables (the database is
   // the file's own, so nothing else writes to those): per request, in one statement.
   const tables = await tablesWithScope(t.db);
-  const fingerprint = () => workspaceFingerprint(t.db, ws.workspaceId, tables);
-  let before = await fingerprint();
+  // Recomputed only when a committed transaction changed a row since the last one (see row-changes.ts);
+  // the counter is read first, so a write committing meanwhile moves it again for the next request.
+  const rowChanges = await watchRowChanges(t.db);
+  let seenChanges = await rowChanges();
+  let current = await workspaceFingerprint(t.db, ws.workspaceId, tables);
+  const fingerprint = async () => {
+    const changes = await rowChanges();
+    if (changes !== seenChanges) {
+      seenChanges = changes;
+      current = await workspaceFingerprint(t.db, ws.workspaceId, tables);
+    }
+    return current;
+  };
+  let before = current;
   const outcome: FuzzOutcome = { cases: 0, accepted: 0, rejected: 0, statuses: {} };
   await fc.assert(
     fc.asyncProperty(requestArbitrary(route, known.lookup, auth), async (request) => {
@@ -185,7 +259,9 @@ export async function fuzzRoute(
         outcome.rejected += 1;
         const changed = changedTables(before, after);
         if (changed.length > 0) {
-          throw new Error(`${route.label}: refused with ${answer.statusCode} but changed ${changed.join(', ')}\n  request: ${describeRequest(request)}`);
+          throw new Error(
+            `${route.label}: refused with ${answer.statusCode} but changed ${changed.join(', ')}\n  request: ${describeRequest(request)}`,
+          );
         }
       } else {
         outcome.accepted += 1;
@@ -205,13 +281,25 @@ const SEEDS_PER_ROUTE = 20;
  * surface whose path is a prefix of its own (POST /v1/user/{distinct_id}/ before PATCH on it, POST
  * …/{id}/ before …/{id}/subscription/), identifiers harvested from what they answer.
  */
-export async function seedFor(t: TestApp, catalogue: CatalogueRoute[], route: CatalogueRoute, ws: WorkspaceFixture, known: KnownValues) {
+export async function seedFor(
+  t: TestApp,
+  catalogue: CatalogueRoute[],
+  route: CatalogueRoute,
+  ws: WorkspaceFixture,
+  known: KnownValues,
+) {
   const prefixOf = (path: string) => path.replace(/\/$/, '');
   const seeders = catalogue.filter(
-    (r) => r.surface === route.surface && ['POST', 'PUT', 'PATCH'].includes(r.method) && `${prefixOf(route.path)}/`.startsWith(`${prefixOf(r.path)}/`),
+    (r) =>
+      r.surface === route.surface &&
+      ['POST', 'PUT', 'PATCH'].includes(r.method) &&
+      `${prefixOf(route.path)}/`.startsWith(`${prefixOf(r.path)}/`),
   );
   for (const seeder of seeders) {
-    for (const request of fc.sample(requestArbitrary(seeder, known.lookup, authFor(seeder, ws), 'valid'), SEEDS_PER_ROUTE)) {
+    for (const request of fc.sample(
+      requestArbitrary(seeder, known.lookup, authFor(seeder, ws), 'valid'),
+      SEEDS_PER_ROUTE,
+    )) {
       const answer = await t.app.inject(request);
       if (answer.statusCode < 300 && answer.body) known.harvest(JSON.parse(answer.body));
     }
@@ -220,7 +308,9 @@ export async function seedFor(t: TestApp, catalogue: CatalogueRoute[], route: Ca
 
 /** Harvests identifiers by listing what the workspace holds: every GET route whose parameters are all known. */
 export async function harvestListings(t: TestApp, routes: CatalogueRoute[], ws: WorkspaceFixture, known: KnownValues) {
-  for (const route of routes.filter((r) => r.method === 'GET' && r.params.every((p) => known.lookup(p.name).length > 0))) {
+  for (const route of routes.filter(
+    (r) => r.method === 'GET' && r.params.every((p) => known.lookup(p.name).length > 0),
+  )) {
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(known.lookup(name)[0]));
     const answer = await t.app.inject({ method: 'GET', url: path, headers: authFor(route, ws) });
     if (answer.statusCode === 200) known.harvest(answer.json());

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { ulid } from 'ulid';
-import { createDatabase, type Db } from '../../src/db/database.js';
+import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
 export interface PrivateDatabase {

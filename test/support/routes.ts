@@ -3,7 +3,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 
 // ajv-formats is CommonJS: its default export is the plugin under `default` when loaded from ESM.
-const addFormats = ((formats as unknown as { default?: typeof formats }).default ?? formats) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((formats as unknown as { default?: typeof formats }).default ?? formats) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
 /** A JSON Schema as the OpenAPI documents carry it (TypeBox output, `$ref`s resolved). */
 export interface JsonSchema {
@@ -43,7 +45,7 @@ export interface RouteInput {
   required: boolean;
 }
 
-export type Surface = 'base' | 'management' | 'public';
+export type Surface = 'base' | 'management' | 'public' | 'inbox';
 
 /** One documented route, everything a generic test needs to call it and judge its answers. */
 export interface CatalogueRoute {
@@ -59,7 +61,8 @@ export interface CatalogueRoute {
   /** Response schema by status (null: no body, e.g. 204). */
   responses: Map<number, JsonSchema | null>;
   /** The error body the route documents: full `{code, error_code, type, message, detail}` or short `{code, message}`. */
-  errorShape: 'full' | 'short';
+  /** `fail`: the trigger calls' `{status: "fail", message}` (docs/spec/engine.md §1). */
+  errorShape: 'full' | 'short' | 'fail';
   label: string;
 }
 
@@ -70,7 +73,10 @@ type Operation = {
   requestBody?: { required?: boolean; content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
 };
-type Document = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, JsonSchema> } };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, JsonSchema> };
+};
 
 /** Replaces every `$ref` to `#/components/schemas/X` by the schema it names (the documents have no cycles). */
 function dereference(schema: unknown, components: Record<string, JsonSchema>, depth = 0): unknown {
@@ -83,13 +89,21 @@ function dereference(schema: unknown, components: Record<string, JsonSchema>, de
     if (!target) throw new Error(`unresolved ${ref}`);
     return dereference(target, components, depth + 1);
   }
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, dereference(value, components, depth + 1)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, dereference(value, components, depth + 1)]),
+  );
 }
 
 /** Every route of both surfaces, as their OpenAPI documents describe them: whatever is registered when the test runs. */
-export async function routeCatalogue(app: FastifyInstance, managementPrefix = '/management'): Promise<CatalogueRoute[]> {
+export async function routeCatalogue(
+  app: FastifyInstance,
+  managementPrefix = '/management',
+): Promise<CatalogueRoute[]> {
   const routes: CatalogueRoute[] = [];
-  for (const [documentUrl, prefix] of [['/openapi.json', ''], [`${managementPrefix}/openapi.json`, managementPrefix]] as const) {
+  for (const [documentUrl, prefix] of [
+    ['/openapi.json', ''],
+    [`${managementPrefix}/openapi.json`, managementPrefix],
+  ] as const) {
     const response = await app.inject({ method: 'GET', url: documentUrl });
     if (response.statusCode !== 200) throw new Error(`${documentUrl}: ${response.statusCode}`);
     const document = response.json() as Document;
@@ -99,7 +113,13 @@ export async function routeCatalogue(app: FastifyInstance, managementPrefix = '/
       for (const [method, operation] of Object.entries(item)) {
         const parameters = (operation.parameters ?? []).map((p) => ({ ...p, schema: resolve(p.schema) }));
         const inputs = (where: string) =>
-          parameters.filter((p) => p.in === where).map((p) => ({ name: p.name, schema: p.schema, required: Boolean(p.required) && p.schema.default === undefined }));
+          parameters
+            .filter((p) => p.in === where)
+            .map((p) => ({
+              name: p.name,
+              schema: p.schema,
+              required: Boolean(p.required) && p.schema.default === undefined,
+            }));
         const responses = new Map<number, JsonSchema | null>();
         for (const [status, described] of Object.entries(operation.responses ?? {})) {
           const schema = described.content?.['application/json']?.schema;
@@ -107,11 +127,15 @@ export async function routeCatalogue(app: FastifyInstance, managementPrefix = '/
         }
         const errorSchemas = [...responses.entries()].filter(([status]) => status >= 400).map(([, schema]) => schema);
         const short = errorSchemas.some((schema) => schema?.properties && !('error_code' in schema.properties));
+        const fail = errorSchemas.some((schema) => schema?.properties && 'status' in schema.properties);
         const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
         const publicRoute = Array.isArray(operation.security) && operation.security.length === 0;
+        // The in-app feed authenticates with a public key and a user token (test/inbox/).
+        const inboxRoute =
+          Array.isArray(operation.security) && JSON.stringify(operation.security).includes('InboxUserToken');
         const fullPath = `${prefix}${path}`;
         routes.push({
-          surface: publicRoute ? 'public' : prefix ? 'management' : 'base',
+          surface: publicRoute ? 'public' : inboxRoute ? 'inbox' : prefix ? 'management' : 'base',
           method: method.toUpperCase(),
           path: fullPath,
           operationId: operation.operationId ?? `${method} ${fullPath}`,
@@ -120,7 +144,7 @@ export async function routeCatalogue(app: FastifyInstance, managementPrefix = '/
           body: bodySchema ? resolve(bodySchema) : undefined,
           bodyRequired: Boolean(operation.requestBody?.required),
           responses,
-          errorShape: short ? 'short' : 'full',
+          errorShape: fail ? 'fail' : short ? 'short' : 'full',
           label: `${method.toUpperCase()} ${fullPath}`,
         });
       }
@@ -134,6 +158,7 @@ addFormats(ajv);
 const validators = new WeakMap<JsonSchema, ValidateFunction>();
 const FULL_KEYS = ['code', 'detail', 'error_code', 'message', 'type'];
 const SHORT_KEYS = ['code', 'message'];
+const FAIL_KEYS = ['message', 'status'];
 
 export interface Answer {
   statusCode: number;
@@ -151,8 +176,10 @@ export function problemWith(route: CatalogueRoute, answer: Answer): string | und
   if (statusCode >= 500) return `${statusCode}: ${answer.body.slice(0, 500)}`;
   if (!route.responses.has(statusCode)) return `undocumented status ${statusCode}: ${answer.body.slice(0, 300)}`;
   const schema = route.responses.get(statusCode)!;
-  if (schema === null) return answer.body === '' ? undefined : `${statusCode} documented without a body, got ${answer.body.slice(0, 200)}`;
-  if (!/^application\/([\w.-]+\+)?json\b/.test(String(answer.headers['content-type'] ?? ''))) return `${statusCode} is not JSON: ${answer.headers['content-type']}`;
+  if (schema === null)
+    return answer.body === '' ? undefined : `${statusCode} documented without a body, got ${answer.body.slice(0, 200)}`;
+  if (!/^application\/([\w.-]+\+)?json\b/.test(String(answer.headers['content-type'] ?? '')))
+    return `${statusCode} is not JSON: ${answer.headers['content-type']}`;
   let body: unknown;
   try {
     body = JSON.parse(answer.body);
@@ -161,12 +188,15 @@ export function problemWith(route: CatalogueRoute, answer: Answer): string | und
   }
   if (statusCode >= 400) {
     const keys = body && typeof body === 'object' ? Object.keys(body).sort() : [];
-    const expected = route.errorShape === 'short' ? SHORT_KEYS : FULL_KEYS;
-    if (keys.join() !== expected.join()) return `${statusCode} error body is not the ${route.errorShape} shape: ${answer.body.slice(0, 300)}`;
-    if ((body as { code: unknown }).code !== statusCode) return `${statusCode} error body carries code ${(body as { code: unknown }).code}`;
+    const expected = route.errorShape === 'fail' ? FAIL_KEYS : route.errorShape === 'short' ? SHORT_KEYS : FULL_KEYS;
+    if (keys.join() !== expected.join())
+      return `${statusCode} error body is not the ${route.errorShape} shape: ${answer.body.slice(0, 300)}`;
+    if (route.errorShape !== 'fail' && (body as { code: unknown }).code !== statusCode)
+      return `${statusCode} error body carries code ${(body as { code: unknown }).code}`;
   }
   const validate = validators.get(schema) ?? ajv.compile(schema);
   validators.set(schema, validate);
-  if (!validate(body)) return `${statusCode} body does not match its schema (${ajv.errorsText(validate.errors)}): ${answer.body.slice(0, 300)}`;
+  if (!validate(body))
+    return `${statusCode} body does not match its schema (${ajv.errorsText(validate.errors)}): ${answer.body.slice(0, 300)}`;
   return undefined;
 }

@@ -11,14 +11,19 @@ const DEEP = '\u0001deep:';
 export const deeplyNested = (levels: number) => `${DEEP}${levels}\u0001`;
 /** JSON text of a generated value, deep-nesting markers expanded. */
 export function toJsonText(value: unknown): string {
-  return JSON.stringify(value).replace(/"\\u0001deep:(\d+)\\u0001"/g, (_, levels: string) => '['.repeat(Number(levels)) + ']'.repeat(Number(levels)));
+  return JSON.stringify(value).replace(
+    /"\\u0001deep:(\d+)\\u0001"/g,
+    (_, levels: string) => '['.repeat(Number(levels)) + ']'.repeat(Number(levels)),
+  );
 }
 
 function typesOf(schema: JsonSchema): string[] {
   if (schema.type) return [schema.type].flat();
-  if (schema.properties || schema.required || schema.additionalProperties !== undefined || schema.patternProperties) return ['object'];
+  if (schema.properties || schema.required || schema.additionalProperties !== undefined || schema.patternProperties)
+    return ['object'];
   if (schema.items) return ['array'];
-  if (schema.minLength !== undefined || schema.maxLength !== undefined || schema.pattern || schema.format) return ['string'];
+  if (schema.minLength !== undefined || schema.maxLength !== undefined || schema.pattern || schema.format)
+    return ['string'];
   if (schema.minimum !== undefined || schema.maximum !== undefined) return ['number'];
   return [];
 }
@@ -51,9 +56,17 @@ function hinted(name: string | undefined): string[] {
   return HINTS.filter(([pattern]) => pattern.test(name)).flatMap(([, values]) => values);
 }
 
-/** The same for channel entries that are objects (compat.md: `$webpush`, `$slack`, `$ms_teams`). */
+/** The same for channel entries that are objects (docs/spec/compat.md: `$webpush`, `$slack`, `$ms_teams`). */
 const OBJECT_HINTS: Record<string, unknown[]> = {
-  $webpush: [{ endpoint: 'https://push.example.com/send/abc', keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' } }],
+  $webpush: [
+    {
+      endpoint: 'https://push.example.com/send/abc',
+      keys: {
+        p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+        auth: 'tBHItJI5svbpez7KI4CCXg',
+      },
+    },
+  ],
   $slack: [{ access_token: 'xoxb-123-456-abc', email: 'ada@example.com' }],
   $ms_teams: [{ tenant_id: 't-1', service_url: 'https://smba.trafficmanager.net/amer/', conversation_id: 'c-1' }],
 };
@@ -65,10 +78,14 @@ function validString(schema: JsonSchema, name: string | undefined, known: Known)
   let base: Arbitrary<string>;
   switch (schema.format) {
     case 'date-time':
-      base = fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString());
+      base = fc
+        .date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true })
+        .map((d) => d.toISOString());
       break;
     case 'date':
-      base = fc.date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      base = fc
+        .date({ min: new Date(0), max: new Date(4102444800000), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
       break;
     case 'email':
       base = fc.emailAddress();
@@ -139,10 +156,17 @@ function arrayOf(schema: JsonSchema, item: (items: JsonSchema) => Arbitrary<unkn
   const minLength = schema.minItems ?? 0;
   const maxLength = Math.min(schema.maxItems ?? minLength + 4, minLength + 4);
   const items = item(schema.items ?? {});
-  return schema.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(items, { minLength, maxLength });
+  return schema.uniqueItems
+    ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+    : fc.array(items, { minLength, maxLength });
 }
 
-function objectOf(schema: JsonSchema, known: Known, depth: number, child: (schema: JsonSchema, key: string) => Arbitrary<unknown>): Arbitrary<Record<string, unknown>> {
+function objectOf(
+  schema: JsonSchema,
+  known: Known,
+  depth: number,
+  child: (schema: JsonSchema, key: string) => Arbitrary<unknown>,
+): Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
   const keys = Object.keys(properties);
   const record = fc.record(Object.fromEntries(keys.map((key) => [key, child(properties[key]!, key)])), {
@@ -152,19 +176,70 @@ function objectOf(schema: JsonSchema, known: Known, depth: number, child: (schem
   const free = extra === true || (extra === undefined && keys.length === 0 && !schema.patternProperties);
   const patterns = Object.entries(schema.patternProperties ?? {});
   const extras: Arbitrary<Record<string, unknown>>[] = [];
-  if (typeof extra === 'object') extras.push(fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), child(extra, ''), { maxKeys: 3 }));
-  if (free) extras.push(fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }));
-  for (const [pattern, value] of patterns) extras.push(fc.dictionary(safeStringMatching(pattern), child(value, ''), { maxKeys: 3 }));
+  if (typeof extra === 'object')
+    extras.push(fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), child(extra, ''), { maxKeys: 3 }));
+  if (free)
+    extras.push(
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+    );
+  for (const [pattern, value] of patterns)
+    extras.push(fc.dictionary(safeStringMatching(pattern), child(value, ''), { maxKeys: 3 }));
   if (extras.length === 0 || depth > MAX_DEPTH) return record;
-  return fc.tuple(record, ...extras).map(([base, ...more]) => Object.assign({}, ...more, base) as Record<string, unknown>);
+  return fc
+    .tuple(record, ...extras)
+    .map(([base, ...more]) => Object.assign({}, ...more, base) as Record<string, unknown>);
 }
 
 /** Strings that have broken parsers, encoders, databases and log lines. */
 export const NASTY_STRINGS = [
-  '', ' ', '\t', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\u202eevil', '\ufeffbom', 'zero\u200bwidth', '😀'.repeat(8), 'Ω≈ç√∫', 'ǅǈ',
-  'e\u0301\u0301\u0301', '\r\nX-Injected: 1', '\\', '"', "'", "' or '1'='1", "'; drop table users; --", '%00', '%', '%zz', '../../etc/passwd',
-  '..', '.', '/', '//', '?', '#', '${jndi:ldap://x}', '{{7*7}}', '<script>alert(1)</script>', 'null', 'undefined', 'true', '0', '-1', 'NaN',
-  'Infinity', '1e309', '9007199254740993', '__proto__', 'constructor', ' leading', 'trailing ', 'UPPER', 'ws_key_00000000000000000000000000',
+  '',
+  ' ',
+  '\t',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\u202eevil',
+  '\ufeffbom',
+  'zero\u200bwidth',
+  '😀'.repeat(8),
+  'Ω≈ç√∫',
+  'ǅǈ',
+  'e\u0301\u0301\u0301',
+  '\r\nX-Injected: 1',
+  '\\',
+  '"',
+  "'",
+  "' or '1'='1",
+  "'; drop table users; --",
+  '%00',
+  '%',
+  '%zz',
+  '../../etc/passwd',
+  '..',
+  '.',
+  '/',
+  '//',
+  '?',
+  '#',
+  '${jndi:ldap://x}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  'null',
+  'undefined',
+  'true',
+  '0',
+  '-1',
+  'NaN',
+  'Infinity',
+  '1e309',
+  '9007199254740993',
+  '__proto__',
+  'constructor',
+  ' leading',
+  'trailing ',
+  'UPPER',
+  'ws_key_00000000000000000000000000',
 ];
 
 const hugeString = fc
@@ -178,25 +253,53 @@ const protoPolluters = fc.constantFrom(
 
 const deep = fc.constantFrom(65, 200, 5_000, 100_000).map(deeplyNested);
 
-const otherTypes = fc.constantFrom<unknown>(0, -1, 1.5, 1e308, -1e308, true, false, null, '', 'x', [], [1, 'a'], {}, { a: 1 });
+const otherTypes = fc.constantFrom<unknown>(
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  true,
+  false,
+  null,
+  '',
+  'x',
+  [],
+  [1, 'a'],
+  {},
+  { a: 1 },
+);
+
+/** Built once: constructing a binary-unit string arbitrary maps the whole code point range (~250 ms). */
+const binaryString = fc.string({ unit: 'binary', maxLength: 64 });
 
 /** A value meant to be refused (or survived) where `schema` is expected. */
 export function hostile(schema: JsonSchema, known: Known, name?: string): Arbitrary<unknown> {
   const types = typesOf(schema);
-  const options: Arbitrary<unknown>[] = [otherTypes, fc.constantFrom(...NASTY_STRINGS), hugeString, deep, protoPolluters];
+  const options: Arbitrary<unknown>[] = [
+    otherTypes,
+    fc.constantFrom(...NASTY_STRINGS),
+    hugeString,
+    deep,
+    protoPolluters,
+  ];
   if (types.includes('string')) {
     const max = schema.maxLength;
     if (max !== undefined) options.push(fc.constantFrom('y'.repeat(max + 1), '😀'.repeat(max + 1)));
     if ((schema.minLength ?? 0) > 0) options.push(fc.constant('z'.repeat(schema.minLength! - 1)));
-    options.push(fc.string({ unit: 'binary', maxLength: 64 }));
+    options.push(binaryString);
   }
   if (types.includes('integer') || types.includes('number')) {
     const { min, max } = bounds(schema, types.includes('integer'));
-    options.push(fc.constantFrom<unknown>(min - 1, max + 1, min - 0.5, 2 ** 53, -(2 ** 63), 1e308, -0, '1', 'abc', '0x10', '1e3'));
+    options.push(
+      fc.constantFrom<unknown>(min - 1, max + 1, min - 0.5, 2 ** 53, -(2 ** 63), 1e308, -0, '1', 'abc', '0x10', '1e3'),
+    );
   }
   if (types.includes('array')) {
     const over = (schema.maxItems ?? 1000) + 1;
-    options.push(valid(schema.items ?? {}, known, name, MAX_DEPTH).map((item) => Array.from({ length: over }, () => item)));
+    options.push(
+      valid(schema.items ?? {}, known, name, MAX_DEPTH).map((item) => Array.from({ length: over }, () => item)),
+    );
     options.push(fc.constant(Array.from({ length: 20_000 }, (_, i) => i)));
     options.push(fc.array(hostile(schema.items ?? {}, known, name), { minLength: 1, maxLength: 3 }));
   }
@@ -206,14 +309,24 @@ export function hostile(schema: JsonSchema, known: Known, name?: string): Arbitr
     const sample = valid({ ...schema, type: 'object' }, known, name, MAX_DEPTH).map((value) =>
       value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {},
     );
-    if (required.length > 0) options.push(fc.tuple(sample, fc.constantFrom(...required)).map(([value, key]) => omit(value, key)));
-    options.push(fc.tuple(sample, fc.string({ minLength: 1, maxLength: 16 }), fc.jsonValue({ maxDepth: 2 })).map(([value, key, extra]) => ({ ...value, [`x_${key}`]: extra })));
-    options.push(sample.map((value) => Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? '\u0000' : v]))));
+    if (required.length > 0)
+      options.push(fc.tuple(sample, fc.constantFrom(...required)).map(([value, key]) => omit(value, key)));
+    options.push(
+      fc
+        .tuple(sample, fc.string({ minLength: 1, maxLength: 16 }), fc.jsonValue({ maxDepth: 2 }))
+        .map(([value, key, extra]) => ({ ...value, [`x_${key}`]: extra })),
+    );
+    options.push(
+      sample.map((value) =>
+        Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? '\u0000' : v])),
+      ),
+    );
   }
   return fc.oneof(...options);
 }
 
-const omit = (value: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(value).filter(([k]) => k !== key));
+const omit = (value: Record<string, unknown>, key: string) =>
+  Object.fromEntries(Object.entries(value).filter(([k]) => k !== key));
 
 /**
  * Mostly well-formed values with a mutation somewhere inside: at each node, one time in `rate`
@@ -221,7 +334,13 @@ const omit = (value: Record<string, unknown>, key: string) => Object.fromEntries
  */
 export function mutated(schema: JsonSchema, known: Known, name?: string, depth = 0, rate = 6): Arbitrary<unknown> {
   const types = typesOf(schema);
-  const structured = !schema.enum && !schema.const && !schema.anyOf && !schema.oneOf && types.length === 1 && (types[0] === 'object' || types[0] === 'array');
+  const structured =
+    !schema.enum &&
+    !schema.const &&
+    !schema.anyOf &&
+    !schema.oneOf &&
+    types.length === 1 &&
+    (types[0] === 'object' || types[0] === 'array');
   const node =
     structured && depth < MAX_DEPTH
       ? types[0] === 'array'

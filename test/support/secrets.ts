@@ -18,7 +18,9 @@ export function findCredentials(values: unknown[]): { index: number; match: stri
 export function assertNoCredentialsInLogs(logs: Record<string, unknown>[]) {
   const found = findCredentials(logs);
   if (found.length > 0) {
-    const lines = found.slice(0, 3).map(({ index, match }) => `${match.slice(0, 12)}… in ${JSON.stringify(logs[index]).slice(0, 300)}`);
+    const lines = found
+      .slice(0, 3)
+      .map(({ index, match }) => `${match.slice(0, 12)}… in ${JSON.stringify(logs[index]).slice(0, 300)}`);
     throw new Error(`${found.length} credential(s) reached the logs:\n${lines.join('\n')}`);
   }
 }

@@ -25,7 +25,9 @@ export async function startServer(env: NodeJS.ProcessEnv, startTimeoutMs = 60_00
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
     const check = () => {
-      const listening = logLines().find((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'));
+      const listening = logLines().find(
+        (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'),
+      );
       if (listening && output.includes('Herald: base API')) {
         clearTimeout(timer);
         resolve(Number(/:(\d+)$/.exec(listening.msg as string)![1]));
@@ -46,7 +48,13 @@ export interface HttpOutcome {
 /** One request over its own connection (or the agent given), never throwing: a refused connection is an outcome. */
 export function request(
   port: number,
-  options: { method: string; path: string; headers?: Record<string, string>; body?: unknown; agent?: http.Agent | false },
+  options: {
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    agent?: http.Agent | false;
+  },
 ): Promise<HttpOutcome> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve) => {
@@ -57,7 +65,10 @@ export function request(
         method: options.method,
         path: options.path,
         agent: options.agent ?? false,
-        headers: { ...options.headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) },
+        headers: {
+          ...options.headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
       },
       (res) => {
         let text = '';
@@ -67,7 +78,9 @@ export function request(
         res.on('error', (error) => resolve({ status: 'refused', body: null, error: error.message }));
       },
     );
-    req.on('error', (error) => resolve({ status: 'refused', body: null, error: (error as NodeJS.ErrnoException).code ?? error.message }));
+    req.on('error', (error) =>
+      resolve({ status: 'refused', body: null, error: (error as NodeJS.ErrnoException).code ?? error.message }),
+    );
     req.end(payload);
   });
 }

@@ -6,7 +6,11 @@ import { signedHeaders } from './signing.js';
  * refused with that message (and a wrong signer fails the tests that use it, loudly).
  */
 export async function signedAuthSupported(
-  inject: (options: { method: string; url: string; headers: Record<string, string> }) => Promise<{ statusCode: number; body: string }>,
+  inject: (options: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+  }) => Promise<{ statusCode: number; body: string }>,
   pair: { key: string; secret: string },
 ): Promise<boolean> {
   const url = '/v1/user/signature-probe/';

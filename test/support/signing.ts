@@ -13,6 +13,8 @@ export function signedHeaders(input: {
   const contentType = input.contentType ?? 'application/json; charset=utf-8';
   const date = input.date ?? new Date().toUTCString();
   const md5 = input.body ? createHash('md5').update(input.body).digest('hex') : '';
-  const signature = createHmac('sha256', input.secret).update([input.method, md5, contentType, date, input.url].join('\n')).digest('base64');
+  const signature = createHmac('sha256', input.secret)
+    .update([input.method, md5, contentType, date, input.url].join('\n'))
+    .digest('base64');
   return { authorization: `${input.key}:${signature}`, 'content-type': contentType, date };
 }

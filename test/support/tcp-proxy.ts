@@ -78,7 +78,13 @@ export class TcpProxy {
       client.resetAndDestroy();
       return;
     }
-    const pair: Pair = { client, upstream: null, held: { toUpstream: [], toClient: [] }, clientClosed: false, upstreamClosed: false };
+    const pair: Pair = {
+      client,
+      upstream: null,
+      held: { toUpstream: [], toClient: [] },
+      clientClosed: false,
+      upstreamClosed: false,
+    };
     this.#pairs.add(pair);
     client.on('error', () => this.#destroy(pair));
     client.on('data', (chunk) => {

@@ -32,7 +32,12 @@ export async function tablesWithScope(db: Db): Promise<{ table: string; scope: S
   return tables.map(({ table_name: table }) => {
     if (own.has(table)) return { table, scope: { kind: 'own' } as const };
     const key = keys.find((k) => k.child === table && own.has(k.parent));
-    return { table, scope: key ? { kind: 'parent' as const, column: key.column, parent: key.parent, parentColumn: key.parent_column } : null };
+    return {
+      table,
+      scope: key
+        ? { kind: 'parent' as const, column: key.column, parent: key.parent, parentColumn: key.parent_column }
+        : null,
+    };
   });
 }
 
@@ -49,7 +54,12 @@ const belongsTo = (scope: NonNullable<Scope>, workspaceId: number) =>
  * scoped table, its own `workspaces` row, and every row of the tables it cannot be told apart in
  * (account tables and any unscoped one), in one statement.
  */
-export async function workspaceFingerprint(db: Db, workspaceId: number, tables: { table: string; scope: Scope }[], withUnscoped = true): Promise<Record<string, string>> {
+export async function workspaceFingerprint(
+  db: Db,
+  workspaceId: number,
+  tables: { table: string; scope: Scope }[],
+  withUnscoped = true,
+): Promise<Record<string, string>> {
   const names = ['workspace'];
   const parts = [rowsDigest('workspaces', sql`t.id = ${workspaceId}`)];
   for (const { table, scope } of tables) {
@@ -61,7 +71,9 @@ export async function workspaceFingerprint(db: Db, workspaceId: number, tables: 
       parts.push(rowsDigest(table, sql`true`));
     }
   }
-  const { rows } = await sql<{ fingerprint: string }>`select concat_ws(',', ${sql.join(parts)}) as fingerprint`.execute(db);
+  const { rows } = await sql<{ fingerprint: string }>`select concat_ws(',', ${sql.join(parts)}) as fingerprint`.execute(
+    db,
+  );
   const values = rows[0]!.fingerprint.split(',');
   return Object.fromEntries(names.map((table, i) => [table, values[i]!]));
 }

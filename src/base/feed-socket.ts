@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { Server } from 'socket.io';
+import { verifyInboxToken } from '../auth/inbox-token.js';
+import { feedOwner, readInboxEvent } from '../services/feed.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Real time for the in-app feed (socket.io on the app's own HTTP server). */
+    inboxSockets: Server;
+  }
+}
+
+/** Where published feed events arrive (src/db/notify-listener.ts on the `herald_inbox` channel). */
+export interface FeedEventSource {
+  onPayload(handler: (payload: string | undefined) => void): void;
+}
+
+/** The socket.io room of one subscriber's feed in one tenant. */
+const feedRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
+  JSON.stringify([workspaceId, distinctId, tenantId]);
+
+// The web SDK asks for a new token (when it can) on exactly this message.
+const WRONG_TOKEN = 'Authentication Error: wrong auth token';
+
+/**
+ * socket.io at /socket.io/ on Fastify's server (docs/channels.md, "Real time"). A connection
+ * authenticates as a feed call does (the web SDK's `auth`: `authorization` the public key,
+ * `x-ss-signature` the user token, `distinct_id`, `tenant_id`) and joins its feed's room; events
+ * published by any process reach the room.
+ */
+export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource): Server {
+  const io = new Server(app.server, {
+    path: '/socket.io/',
+    serveClient: false,
+    // Auth is the token in the handshake, never a cookie: any page may connect.
+    cors: { origin: '*' },
+  });
+  io.use((socket, next) => {
+    const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    verifyInboxToken(app.db, { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) })
+      .then((subscriber) => {
+        const owner = feedOwner(subscriber, { distinct_id: text(auth.distinct_id), tenant_id: text(auth.tenant_id) });
+        void socket.join(feedRoom(owner.workspaceId, owner.distinctId, owner.tenantId));
+        next();
+      })
+      .catch(() => next(new Error(WRONG_TOKEN)));
+  });
+  source.onPayload((payload) => {
+    const event = readInboxEvent(payload);
+    if (event) io.to(feedRoom(event.workspaceId, event.distinctId, event.tenantId)).emit(event.event, event.data);
+  });
+  app.addHook('preClose', async () => {
+    io.disconnectSockets(true);
+  });
+  app.addHook('onClose', async () => {
+    // io.close() would close the HTTP server too; Fastify does that itself.
+    io.engine.close();
+    io.removeAllListeners();
+  });
+  return io;
+}

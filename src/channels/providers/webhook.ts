@@ -1,0 +1,70 @@
+import { createHmac } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import {
+  outcomeFromHttpStatus,
+  outcomeFromNetworkError,
+  type DeliveryRequest,
+  type Provider,
+  type VendorConfig,
+} from '../provider.js';
+
+/**
+ * The `webhook` provider (docs/spec/engine.md §7): any channel, delivered as a signed JSON POST to
+ * the workspace's own endpoint. The receiver checks `x-herald-signature` =
+ * `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>`, with `x-herald-timestamp` in
+ * Unix seconds, and answers any 2xx to accept.
+ */
+
+const ConfigSchema = Type.Object(
+  {
+    url: Type.String({ pattern: '^https?://', maxLength: 2048, description: 'where messages are POSTed' }),
+    secret: Type.String({ minLength: 16, maxLength: 512, description: 'the HMAC-SHA256 signing secret' }),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'extra headers sent as they are' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export function signWebhook(secret: string, timestamp: string, body: string) {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+export const webhookProvider: Provider = {
+  name: 'webhook',
+  channels: ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'],
+  configSchema: ConfigSchema,
+  async send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal) {
+    const config = vendor.config as { url: string; secret: string; headers?: Record<string, string> };
+    const body = JSON.stringify({
+      message_id: request.messageId,
+      execution_id: request.executionId,
+      channel: request.channel,
+      recipient: request.recipient,
+      tenant_id: request.tenantId,
+      workflow: request.workflow,
+      content: request.content,
+    });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    try {
+      const response = await fetch(config.url, {
+        method: 'POST',
+        headers: {
+          ...config.headers,
+          'content-type': 'application/json',
+          'x-herald-timestamp': timestamp,
+          'x-herald-signature': signWebhook(config.secret, timestamp, body),
+        },
+        body,
+        signal,
+      });
+      const text = await response.text().catch(() => '');
+      return outcomeFromHttpStatus(response.status, response.headers.get('retry-after'), {
+        status: response.status,
+        body: text.slice(0, 2000),
+      });
+    } catch (error) {
+      return outcomeFromNetworkError(error);
+    }
+  },
+};

@@ -1,0 +1,133 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * Kysely over one embedded PGlite, with transactions run by `pglite.transaction()`.
+ *
+ * The stock dialect sends BEGIN as an ordinary query: whatever else talks to the same PGlite (the
+ * durable queue does, on its own) then runs inside the open transaction, and a rollback takes the
+ * other party's writes with it, or commits them when it should not (docs/engine.md, "one PGlite,
+ * two clients"). `pglite.transaction()` holds PGlite's own lock from BEGIN to COMMIT, so a statement
+ * sent straight to the PGlite waits for the transaction to end instead of joining it.
+ */
+
+const ROLLBACK = Symbol('rollback');
+
+class PGliteConnection implements DatabaseConnection {
+  private tx: Transaction | undefined;
+  private finish: ((commit: boolean) => void) | undefined;
+  private ended: Promise<unknown> | undefined;
+
+  constructor(private readonly pglite: PGlite) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const client = this.tx ?? this.pglite;
+    const result = await client.query<R>(compiled.sql, [...compiled.parameters]);
+    return result.affectedRows
+      ? { rows: result.rows, numAffectedRows: BigInt(result.affectedRows) }
+      : { rows: result.rows };
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery, chunkSize = 100): AsyncIterableIterator<QueryResult<R>> {
+    const { rows } = await this.executeQuery<R>(compiled);
+    for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
+  }
+
+  begin(settings: TransactionSettings): Promise<void> {
+    return new Promise<void>((begun, failedToBegin) => {
+      this.ended = this.pglite
+        .transaction(async (tx) => {
+          if (settings.isolationLevel) await tx.query(`set transaction isolation level ${settings.isolationLevel}`);
+          this.tx = tx;
+          const commit = await new Promise<boolean>((resolve) => {
+            this.finish = resolve;
+            begun();
+          });
+          if (!commit) throw ROLLBACK;
+        })
+        .catch((error: unknown) => {
+          if (error !== ROLLBACK) throw error;
+        })
+        .finally(() => {
+          this.tx = undefined;
+          this.finish = undefined;
+        });
+      this.ended.catch(failedToBegin);
+    });
+  }
+
+  async end(commit: boolean) {
+    const ended = this.ended;
+    this.finish?.(commit);
+    this.ended = undefined;
+    await ended;
+  }
+}
+
+class PGliteDriver implements Driver {
+  private connection: PGliteConnection;
+  private holder: Promise<void> = Promise.resolve();
+
+  constructor(private readonly pglite: PGlite) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init() {}
+
+  /** One connection, handed out to one holder at a time, as a single-session database has. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release!: () => void;
+    const previous = this.holder;
+    this.holder = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    (this.connection as PGliteConnection & { release?: () => void }).release = release;
+    return this.connection;
+  }
+
+  async releaseConnection(connection: DatabaseConnection) {
+    (connection as PGliteConnection & { release?: () => void }).release?.();
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    return (connection as PGliteConnection).begin(settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection) {
+    return (connection as PGliteConnection).end(true);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection) {
+    return (connection as PGliteConnection).end(false);
+  }
+
+  async destroy() {
+    if (!this.pglite.closed) await this.pglite.close();
+  }
+}
+
+export class HeraldPGliteDialect implements Dialect {
+  constructor(readonly pglite: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver() {
+    return new PGliteDriver(this.pglite);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+}

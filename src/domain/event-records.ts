@@ -1,0 +1,103 @@
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ulid } from 'ulid';
+import { fieldError } from '../errors.js';
+import { EditOperationSchema } from '../schemas/entity-operations.js';
+import {
+  EventsBodySchema,
+  isReservedEventName,
+  MAX_EVENT_RECORDS,
+  TrackRecordSchema,
+  UserEditRecordSchema,
+} from '../schemas/events.js';
+
+/** A tracked event, ready to store. */
+export interface NewEvent {
+  distinct_id: string;
+  event: string;
+  properties: Record<string, unknown>;
+  tenant_id: string | null;
+  insert_id: string;
+  created_at: Date;
+}
+
+/** A user-edit record of `POST /event/`, its operations applied later by applyOperations. */
+export interface UserEditRecord {
+  at: string;
+  distinctId: string;
+  operations: unknown[];
+}
+
+/**
+ * The schemas POST /event/ publishes in OpenAPI, compiled as they are (their $refs resolved): the
+ * body is checked record by record against the two record schemas, so that an error names the
+ * record's index and field instead of a branch of the union, and then as a whole against the
+ * published body schema, so nothing it rejects is ever accepted.
+ */
+const references = [EditOperationSchema];
+const trackCheck = TypeCompiler.Compile(TrackRecordSchema);
+const userEditCheck = TypeCompiler.Compile(UserEditRecordSchema, references);
+const bodyCheck = TypeCompiler.Compile(EventsBodySchema, references);
+
+/** `[2].$user_operations[0].$append`: the record prefix, then the JSON pointer with list indexes bracketed. */
+const fieldAt = (prefix: string, pointer: string) =>
+  pointer
+    .split('/')
+    .filter(Boolean)
+    .reduce(
+      (at, segment) => (/^\d+$/.test(segment) ? `${at}[${segment}]` : at ? `${at}.${segment}` : segment),
+      prefix,
+    ) || 'body';
+
+function check<T>(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, record: unknown, prefix: string): T {
+  const error = checker.Errors(record).First();
+  if (error) throw fieldError(fieldAt(prefix, error.path), error.message.toLowerCase());
+  return record as T;
+}
+
+/**
+ * Splits a `POST /event/` body (one record or a list) into tracked events and user edits,
+ * rejecting the whole body at the first bad record with the record's index and field.
+ */
+export function readEventRecords(body: unknown, now = new Date()): { events: NewEvent[]; edits: UserEditRecord[] } {
+  const list = Array.isArray(body);
+  const records: unknown[] = list ? body : [body];
+  if (records.length === 0) throw fieldError('body', 'must hold at least one record');
+  if (records.length > MAX_EVENT_RECORDS)
+    throw fieldError('body', `at most ${MAX_EVENT_RECORDS} records per request (got ${records.length})`);
+  const events: NewEvent[] = [];
+  const edits: UserEditRecord[] = [];
+  records.forEach((record, index) => {
+    const prefix = list ? `[${index}]` : '';
+    if (typeof record !== 'object' || record === null || Array.isArray(record))
+      throw fieldError(prefix || 'body', 'must be an object');
+    if ('$user_operations' in record) {
+      const edit = check<{ distinct_id: string; $user_operations: unknown[] }>(userEditCheck, record, prefix);
+      edits.push({
+        at: fieldAt(prefix, '$user_operations'),
+        distinctId: edit.distinct_id,
+        operations: edit.$user_operations,
+      });
+      return;
+    }
+    if (!('event' in record))
+      throw fieldError(fieldAt(prefix, 'event'), 'is required (or $user_operations for a user edit)');
+    const track = check<typeof TrackRecordSchema.static>(trackCheck, record, prefix);
+    const name = track.event.trim();
+    if (isReservedEventName(name))
+      throw fieldError(
+        fieldAt(prefix, 'event'),
+        `'${name}' is reserved: names starting with $ or ss_ belong to the platform`,
+      );
+    events.push({
+      distinct_id: track.distinct_id,
+      event: name,
+      properties: track.properties ?? {},
+      tenant_id: track.tenant_id ?? track.brand_id ?? null,
+      insert_id: track.$idempotency_key ?? track.$insert_id ?? ulid(),
+      created_at: track.$time === undefined ? now : new Date(track.$time),
+    });
+  });
+  if (!bodyCheck.Check(body)) throw fieldError('body', 'does not match the published schema of POST /event/');
+  return { events, edits };
+}

@@ -1,0 +1,217 @@
+import { conditionsErrors } from './expressions.js';
+import { FLOW_NODE_TYPES, flowNodeErrors, rateLimitErrors } from './flow-node-rules.js';
+import { parseDuration } from './durations.js';
+import { isExpression } from './paths.js';
+
+/**
+ * The workflow tree as the engine reads it (docs/spec/engine.md §3): what each node type needs,
+ * where a run is (an index path), and what runs next. Pure: no database, no clock.
+ */
+
+export type TreeNode = Record<string, unknown> & { node_type: string };
+/** `[i]` is `tree.nodes[i]`; `[i, b, j]` is `tree.nodes[i].branches[b].nodes[j]`, and so on. */
+export type Position = number[];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The node types a delivery node sends on, in the message's channel names. */
+export const DELIVERY_NODE_CHANNELS: Record<string, readonly string[]> = {
+  send_email: ['email'],
+  send_sms: ['sms'],
+  send_whatsapp: ['whatsapp'],
+  send_mobile_push: ['androidpush', 'iospush'],
+  send_inbox: ['inbox'],
+  send_webpush: ['webpush'],
+  send_slack: ['slack'],
+  send_ms_teams: ['ms_teams'],
+};
+export const ALL_CHANNELS = [
+  'email',
+  'sms',
+  'whatsapp',
+  'androidpush',
+  'iospush',
+  'webpush',
+  'slack',
+  'ms_teams',
+  'inbox',
+];
+export const SUPPORTED_NODE_TYPES = [
+  ...Object.keys(DELIVERY_NODE_CHANNELS),
+  'send_multi_channel',
+  'delay',
+  'branch',
+  'httpapi_webhook',
+  ...FLOW_NODE_TYPES,
+] as const;
+
+export const isDeliveryNode = (type: string) => type in DELIVERY_NODE_CHANNELS || type === 'send_multi_channel';
+
+/**
+ * A node's field: at the node's top level as the OpenAPI places it, or (ours) under `properties`
+ * for node types whose schema has no `properties` of their own.
+ */
+export function field(node: Record<string, unknown>, name: string): unknown {
+  if (node[name] !== undefined) return node[name];
+  return isObject(node.properties) ? node.properties[name] : undefined;
+}
+
+export const treeNodes = (tree: unknown): unknown[] => (isObject(tree) && Array.isArray(tree.nodes) ? tree.nodes : []);
+
+function listAt(tree: unknown, position: Position): unknown[] | undefined {
+  let list = treeNodes(tree);
+  for (let i = 0; i < position.length - 1; i += 2) {
+    const node = list[position[i]!];
+    if (!isObject(node)) return undefined;
+    const branches = field(node, 'branches');
+    const branch = Array.isArray(branches) ? branches[position[i + 1]!] : undefined;
+    if (!isObject(branch)) return undefined;
+    list = Array.isArray(branch.nodes) ? branch.nodes : [];
+  }
+  return list;
+}
+
+export function nodeAt(tree: unknown, position: Position): TreeNode | undefined {
+  const node = listAt(tree, position)?.[position[position.length - 1]!];
+  return isObject(node) && typeof node.node_type === 'string' ? (node as TreeNode) : undefined;
+}
+
+/**
+ * The first position at or after `position` that holds a node: past the end of a branch's nodes the
+ * run continues after the branch node. Null when the run is over.
+ */
+export function settle(tree: unknown, position: Position): Position | null {
+  let current = position;
+  for (;;) {
+    if (nodeAt(tree, current)) return current;
+    if (current.length === 1) return null;
+    const parent = current.slice(0, -2);
+    current = [...parent.slice(0, -1), parent[parent.length - 1]! + 1];
+  }
+}
+
+export const nextPosition = (tree: unknown, position: Position) =>
+  settle(tree, [...position.slice(0, -1), position[position.length - 1]! + 1]);
+
+export const enterBranch = (tree: unknown, position: Position, branch: number) =>
+  settle(tree, [...position, branch, 0]);
+
+/** `node_ref` of every node: `<node_type>_<n>`, n counting that type depth-first in document order. */
+export function nodeRefs(tree: unknown): Map<string, string> {
+  const counts = new Map<string, number>();
+  const refs = new Map<string, string>();
+  const walk = (nodes: unknown[], prefix: Position) => {
+    nodes.forEach((node, index) => {
+      if (!isObject(node) || typeof node.node_type !== 'string') return;
+      const n = (counts.get(node.node_type) ?? 0) + 1;
+      counts.set(node.node_type, n);
+      const position = [...prefix, index];
+      refs.set(position.join('.'), `${node.node_type}_${n}`);
+      const branches = field(node, 'branches');
+      if ((node.node_type === 'branch' || node.node_type === 'branch_waituntil') && Array.isArray(branches))
+        branches.forEach((branch, b) => {
+          if (isObject(branch) && Array.isArray(branch.nodes)) walk(branch.nodes, [...position, b]);
+        });
+    });
+  };
+  walk(treeNodes(tree), []);
+  return refs;
+}
+
+const TEMPLATE_SLUG = /^[a-z0-9-_]{1,120}$/;
+const HTTP_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
+
+function nodeErrors(node: Record<string, unknown>, at: string): string[] {
+  const type = node.node_type as string;
+  const here = `${at} (${type})`;
+  if (!(SUPPORTED_NODE_TYPES as readonly string[]).includes(type))
+    return [`${here}: node type '${type}' is not supported by this engine`];
+  const errors: string[] = flowNodeErrors(type, here, (name) => field(node, name));
+  if (isDeliveryNode(type)) {
+    const template = field(node, 'template');
+    if (typeof template !== 'string' || !TEMPLATE_SLUG.test(template))
+      errors.push(`${here}: template must be a template slug (a-z, 0-9, - and _)`);
+  }
+  if (type === 'send_multi_channel') {
+    const channels = field(node, 'channels');
+    const expr = field(node, 'channels_expr');
+    if (channels !== undefined && channels !== null) {
+      if (!Array.isArray(channels) || channels.some((c) => !ALL_CHANNELS.includes(c as string)))
+        errors.push(`${here}: channels must list channels among ${ALL_CHANNELS.join(', ')}`);
+    } else if (expr !== undefined && !(typeof expr === 'string' && isExpression(expr)))
+      errors.push(`${here}: channels_expr must be a path such as .channels or $recipient.channels`);
+  }
+  if (type === 'delay') {
+    const delayType = field(node, 'delay_type') ?? 'fixed';
+    const duration = field(node, 'duration');
+    if (delayType === 'fixed') {
+      if (parseDuration(duration) === undefined)
+        errors.push(`${here}: duration must be a duration like 30s, 1h30m or 1d2h30m10s`);
+    } else if (delayType === 'dynamic') {
+      if (!(typeof duration === 'string' && isExpression(duration)))
+        errors.push(`${here}: a dynamic duration must be a path such as .wait or $recipient.wait`);
+    } else if (delayType === 'relative_to') {
+      const relative = field(node, 'relative_to');
+      if (!isObject(relative) || typeof relative.pivot_expr !== 'string' || !isExpression(relative.pivot_expr))
+        errors.push(`${here}: relative_to.pivot_expr must be a path such as .start_time`);
+      else if (
+        relative.offset_type !== undefined &&
+        relative.offset_type !== 'before' &&
+        relative.offset_type !== 'after'
+      )
+        errors.push(`${here}: relative_to.offset_type must be before or after`);
+    } else errors.push(`${here}: delay_type must be fixed, dynamic or relative_to`);
+  }
+  if (type === 'branch') {
+    const branches = field(node, 'branches');
+    if (!Array.isArray(branches) || branches.length < 2 || branches.length > 10)
+      errors.push(`${here}: branches must hold 2 to 10 branches`);
+    else
+      branches.forEach((branch, b) => {
+        const bAt = `${at}.branches[${b}]`;
+        if (!isObject(branch)) return errors.push(`${bAt} must be an object`);
+        if (branch.is_default !== true) errors.push(...conditionsErrors(branch.conditions, `${bAt}.conditions`));
+        if (branch.nodes !== undefined && !Array.isArray(branch.nodes)) errors.push(`${bAt}.nodes must be an array`);
+        else errors.push(...listErrors(branch.nodes ?? [], `${bAt}.nodes`));
+      });
+  }
+  if (type === 'branch_waituntil') {
+    const branches = field(node, 'branches');
+    if (Array.isArray(branches))
+      branches.forEach((branch, b) => {
+        if (isObject(branch) && Array.isArray(branch.nodes))
+          errors.push(...listErrors(branch.nodes, `${at}.branches[${b}].nodes`));
+      });
+  }
+  if (type === 'httpapi_webhook') {
+    const method = field(node, 'http_method') ?? 'POST';
+    if (!HTTP_METHODS.includes(String(method)))
+      errors.push(`${here}: http_method must be one of ${HTTP_METHODS.join(', ')}`);
+    const url = field(node, 'url');
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url.replace(/^"|"$/g, '')))
+      errors.push(`${here}: url must be an http(s) URL`);
+  }
+  return errors;
+}
+
+function listErrors(nodes: unknown[], at: string): string[] {
+  return nodes.flatMap((node, index) =>
+    isObject(node) && typeof node.node_type === 'string' && node.node_type.length > 0
+      ? nodeErrors(node, `${at}[${index}]`)
+      : [],
+  );
+}
+
+/**
+ * Why the engine could not run this tree, each message naming the node's path. Nodes without a
+ * node_type are left to the structural rule that already reports them.
+ */
+export function treeRunErrors(tree: unknown): string[] {
+  if (!isObject(tree) || !Array.isArray(tree.nodes)) return [];
+  return [
+    ...conditionsErrors(tree.conditions, 'tree.conditions'),
+    ...rateLimitErrors(tree),
+    ...listErrors(tree.nodes, 'tree.nodes'),
+  ];
+}

@@ -1,0 +1,104 @@
+import type { ProviderRegistry } from '../channels/registry.js';
+import type { Db } from '../db/database.js';
+import type { Sealer } from '../domain/vendor-secrets.js';
+import { deliverMessage, type Renderer } from './deliver.js';
+import { QUEUES, type Queue } from './queue.js';
+import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
+import { advanceRun } from './runner.js';
+
+/**
+ * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
+ * retried by the queue with backoff; a slow provider holds one delivery slot until its timeout, never
+ * the others.
+ */
+
+export interface EngineOptions {
+  db: Db;
+  queue: Queue;
+  secretBox: Sealer;
+  render: Renderer;
+  providers: ProviderRegistry;
+  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
+  now?: () => number;
+  fanoutPageSize?: number;
+  deliveryTimeoutMs?: number;
+  httpTimeoutMs?: number;
+  retryDelayScale?: number;
+  /** Jobs of a queue in progress at once in this process. */
+  concurrency?: number;
+}
+
+const BATCH_SIZE = 10;
+const BATCH = (concurrency: number) =>
+  ({ localConcurrency: concurrency, batchSize: BATCH_SIZE, burstWhenBatchFull: true, perJobResults: true }) as const;
+
+export class Engine {
+  private readonly now: () => number;
+
+  constructor(private readonly options: EngineOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while batches come
+   * back full); each job is settled on its own, so one failing job is retried alone.
+   */
+  private handle<T>(queue: string, run: (data: T) => Promise<void>, options: { parallel?: boolean } = {}) {
+    const settle = async (job: { id: string; data: T }) => {
+      try {
+        await run(job.data);
+        return { id: job.id, status: 'completed' as const };
+      } catch (error) {
+        this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
+        const message = error instanceof Error ? error.message : String(error);
+        return { id: job.id, status: 'failed' as const, output: { message } };
+      }
+    };
+    return async (jobs: { id: string; data: T }[]) => {
+      // Deliveries of a batch go out side by side: a slow provider holds its own message, not the batch.
+      if (options.parallel) return Promise.all(jobs.map(settle));
+      const results = [];
+      for (const job of jobs) results.push(await settle(job));
+      return results;
+    };
+  }
+
+  async start() {
+    const { db, queue } = this.options;
+    const concurrency = this.options.concurrency ?? 4;
+    const pageSize = this.options.fanoutPageSize ?? 500;
+    await queue.work<{ executionId: string }>(
+      QUEUES.trigger,
+      BATCH(concurrency),
+      this.handle(QUEUES.trigger, (data) =>
+        db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
+      ),
+    );
+    await queue.work<FanoutJob>(
+      QUEUES.fanout,
+      BATCH(concurrency),
+      this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
+    );
+    const runner = { db, queue, now: this.now, httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000 };
+    await queue.work<{ runId: string }>(
+      QUEUES.run,
+      BATCH(concurrency),
+      this.handle(QUEUES.run, (data) => advanceRun(runner, data.runId)),
+    );
+    const delivery = {
+      db,
+      queue,
+      secretBox: this.options.secretBox,
+      render: this.options.render,
+      providers: this.options.providers,
+      now: this.now,
+      deliveryTimeoutMs: this.options.deliveryTimeoutMs ?? 10_000,
+      retryDelayScale: this.options.retryDelayScale ?? 1,
+    };
+    await queue.work<{ messageId: string; attempt: number }>(
+      QUEUES.deliver,
+      BATCH(concurrency),
+      this.handle(QUEUES.deliver, (data) => deliverMessage(delivery, data), { parallel: true }),
+    );
+  }
+}

@@ -1,0 +1,138 @@
+import type { Trx } from '../db/database.js';
+import { applyUpsert } from '../domain/entity-operations.js';
+import { changeUsers } from '../services/users.js';
+import { newUlid } from '../ids.js';
+import { findObjects } from '../repositories/objects.js';
+import {
+  claimIdempotencyKeys,
+  findIdempotentExecutions,
+  findLiveWorkflows,
+  findTenantSettings,
+  insertExecutions,
+  type NewExecution,
+} from '../repositories/executions.js';
+import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
+import { jobId } from './job-ids.js';
+import { QUEUES, type Queue } from './queue.js';
+
+/**
+ * Accepting triggers (docs/spec/engine.md §1): a batch of records in one transaction, a fixed number
+ * of statements whatever its size. A record accepted here has its execution and its first job
+ * committed together, so a 202 cannot be lost; a refused record leaves nothing behind.
+ */
+
+export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
+
+export interface IntakeRecord extends TriggerRecord {
+  source: 'trigger' | 'event' | 'legacy';
+  /** A legacy dynamic workflow: its own tree and category, no stored workflow. */
+  dynamic?: { tree: unknown; category: string };
+}
+
+export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`;
+
+const recipientJson = (recipient: Recipient) => recipient;
+
+export async function acceptTriggers(
+  trx: Trx,
+  queue: Queue,
+  workspaceId: number,
+  records: (IntakeRecord | Intake)[],
+): Promise<Intake[]> {
+  const results: (Intake | undefined)[] = records.map((record) => ('ok' in record ? record : undefined));
+  const pending = records
+    .map((record, index) => ({ record, index }))
+    .filter((item): item is { record: IntakeRecord; index: number } => !('ok' in item.record));
+  const refuse = (index: number, status: 400 | 404, message: string) => {
+    results[index] = { ok: false, status, message };
+  };
+
+  const slugs = [...new Set(pending.filter(({ record }) => !record.dynamic).map(({ record }) => record.workflow))];
+  const workflows = new Map((await findLiveWorkflows(trx, workspaceId, slugs)).map((row) => [row.slug, row]));
+  const objectRefs = pending.flatMap(({ record }) =>
+    record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
+  );
+  const objects =
+    objectRefs.length > 0
+      ? new Set((await findObjects(trx, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
+      : new Set<string>();
+  const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
+  const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
+
+  const valid = pending.filter(({ record, index }) => {
+    const workflow = workflows.get(record.workflow);
+    if (!record.dynamic && (!workflow || !workflow.is_enabled || workflow.version_no === null))
+      return (refuse(index, 404, workflowNotFound(record.workflow)), false);
+    const missing = record.recipients.find(
+      (r) => r.kind === 'object' && !objects.has(`${r.objectType}\u0000${r.objectId}`),
+    );
+    if (missing && missing.kind === 'object')
+      return (refuse(index, 404, `object '${missing.objectType}/${missing.objectId}' not found`), false);
+    if (!tenants.has(record.tenantId)) return (refuse(index, 404, `tenant '${record.tenantId}' not found`), false);
+    return true;
+  });
+
+  // Keys: the first record of a key in this batch claims it; later ones and keys used in the last 24 h
+  // answer with the execution that holds the key.
+  const ids = new Map(valid.map(({ index }) => [index, newUlid()]));
+  const firstOfKey = new Map<string, number>();
+  for (const { record, index } of valid)
+    if (record.idempotencyKey !== null && !firstOfKey.has(record.idempotencyKey))
+      firstOfKey.set(record.idempotencyKey, index);
+  const claimed = await claimIdempotencyKeys(
+    trx,
+    workspaceId,
+    [...firstOfKey].map(([key, index]) => ({ key, executionId: ids.get(index)! })),
+  );
+  const held = await findIdempotentExecutions(
+    trx,
+    workspaceId,
+    [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
+  );
+  const fresh = valid.filter(({ record, index }) => {
+    const key = record.idempotencyKey;
+    if (key === null || (claimed.has(key) && firstOfKey.get(key) === index)) return true;
+    const executionId = claimed.has(key) ? ids.get(firstOfKey.get(key)!)! : held.get(key)!;
+    results[index] = { ok: true, executionId };
+    return false;
+  });
+
+  // Inline users are stored as upsert stores them, unless transient (used by their run only).
+  const changes = fresh.flatMap(({ record }) =>
+    [...record.recipients, ...(record.actor ? [record.actor] : [])].flatMap((r) =>
+      r.kind === 'user' && r.inline && !r.transient && Object.keys(r.inline).length > 0
+        ? [{ distinctId: r.distinctId, apply: (s: Parameters<typeof applyUpsert>[0]) => applyUpsert(s, r.inline!) }]
+        : [],
+    ),
+  );
+  await changeUsers(trx, workspaceId, changes, { create: true });
+
+  const executions: NewExecution[] = fresh.map(({ record, index }) => {
+    const workflow = record.dynamic
+      ? { id: null, slug: record.workflow, version_no: 0, category: record.dynamic.category }
+      : workflows.get(record.workflow)!;
+    return {
+      id: ids.get(index)!,
+      workflow_id: workflow.id,
+      ...(record.dynamic ? { tree: record.dynamic.tree } : {}),
+      workflow_slug: workflow.slug,
+      version_no: workflow.version_no!,
+      category: workflow.category!,
+      data: record.data,
+      actor: record.actor ? (recipientJson(record.actor) as unknown as Record<string, unknown>) : null,
+      tenant_id: record.tenantId,
+      recipients: record.recipients.map(recipientJson),
+      idempotency_key: record.idempotencyKey,
+      cancellation_key: record.cancellationKey,
+      source: record.source,
+    };
+  });
+  await insertExecutions(trx, workspaceId, executions);
+  await queue.sendMany(
+    trx,
+    QUEUES.trigger,
+    executions.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+  );
+  for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
+  return results as Intake[];
+}

@@ -1,0 +1,77 @@
+import { readExpression } from '../../domain/paths.js';
+import { field } from '../../domain/workflow-tree.js';
+import { newUlid } from '../../ids.js';
+import { addBatchItem, findWaitedBatch, joinBatch, setBatchWaiter } from '../../repositories/batches.js';
+import { mergeRunData } from '../../repositories/runs.js';
+import { carryOn, itemData } from '../gathering.js';
+import { momentFrom } from '../timing.js';
+import type { NodeHandler, RunContext } from './types.js';
+
+/**
+ * `batch`: the triggers of one recipient and `batch_key` value gather while the window opened by the
+ * first of them is open; then one run carries them on with `$batched_events` (up to `retain_count`,
+ * first or last per `retain_order`) and `$batched_events_count`, its root data the latest trigger's.
+ * The other runs end here (status `batched`).
+ *
+ * `accumulate_all`: the first trigger's run waits for the window. `flush_leading_item`: the first
+ * trigger's run goes on at once with itself as the batch; the second one waits for the window and
+ * carries the rest, and a window with no second trigger sends nothing more.
+ */
+
+function batchKeyValue(context: RunContext): string {
+  const expr = field(context.node, 'batch_key');
+  if (typeof expr !== 'string' || expr.trim() === '') return '';
+  const value = readExpression(context.namespaces, expr);
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export const batch: NodeHandler = async (context) => {
+  const { trx, run, node, namespaces, now } = context;
+  const flush = field(node, 'mode') === 'flush_leading_item';
+  const waited = await findWaitedBatch(trx, run.id, context.nodeRef);
+  if (waited) {
+    // This run is back from its wait: the runner lets a resume job through only when it is due (within
+    // its tolerance), and waiting again here would reuse the id of the job being handled.
+    if (waited.status !== 'open') return { kind: 'next' };
+    await carryOn(context, waited, flush ? 2 : 1);
+    return { kind: 'next' };
+  }
+
+  const closesAt =
+    momentFrom(
+      namespaces,
+      now,
+      field(node, 'window_type') ?? 'fixed',
+      field(node, 'fixed_window'),
+      field(node, 'dynamic_window_expr'),
+      field(node, 'relative_to'),
+    ) ?? now;
+  const joined = await joinBatch(
+    trx,
+    newUlid(),
+    {
+      workspaceId: run.workspace_id,
+      workflowSlug: run.workflow_slug,
+      nodeRef: context.nodeRef,
+      recipientKey: run.recipient_key,
+      batchKey: batchKeyValue(context),
+    },
+    new Date(closesAt),
+  );
+  const ownData = itemData(namespaces.data);
+  await addBatchItem(trx, joined.id, joined.event_count, run.id, ownData);
+
+  if (flush && joined.event_count === 1) {
+    const data = { $batched_events: [ownData], $batched_events_count: 1 };
+    await mergeRunData(trx, run.id, data);
+    context.namespaces.data = { ...namespaces.data, ...data };
+    return { kind: 'next' };
+  }
+  const waiterSeq = flush ? 2 : 1;
+  if (joined.event_count !== waiterSeq) return { kind: 'stop', status: 'batched' };
+  await setBatchWaiter(trx, joined.id, run.id);
+  if (joined.closes_at.getTime() > now) return { kind: 'wait', until: joined.closes_at, again: true };
+  await carryOn(context, joined, waiterSeq);
+  return { kind: 'next' };
+};

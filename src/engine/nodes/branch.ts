@@ -1,0 +1,18 @@
+import { conditionsHold } from '../../domain/expressions.js';
+import { enterBranch, field, nextPosition } from '../../domain/workflow-tree.js';
+import type { NodeHandler } from './types.js';
+
+/** `branch`: the first branch whose conditions hold, else the default one, else none; then on after the branch. */
+export const branch: NodeHandler = async (context) => {
+  const branches = (field(context.node, 'branches') ?? []) as Record<string, unknown>[];
+  let chosen = branches.findIndex(
+    (b) =>
+      b.is_default !== true &&
+      Array.isArray(b.conditions) &&
+      b.conditions.length > 0 &&
+      conditionsHold(b.conditions, context.namespaces),
+  );
+  if (chosen < 0) chosen = branches.findIndex((b) => b.is_default === true);
+  if (chosen < 0) return { kind: 'jump', position: nextPosition(context.tree, context.position) };
+  return { kind: 'jump', position: enterBranch(context.tree, context.position, chosen) };
+};

@@ -1,0 +1,85 @@
+import { newUlid } from '../../ids.js';
+import { field } from '../../domain/workflow-tree.js';
+import { readExpression } from '../../domain/paths.js';
+import { insertMessages, type NewMessage } from '../../repositories/messages.js';
+import { decidePreference } from '../../domain/preference-evaluation.js';
+import { channelIdentity, decideDelivery } from '../decision.js';
+import { jobId } from '../job-ids.js';
+import { QUEUES } from '../queue.js';
+import type { NodeHandler, RunContext } from './types.js';
+
+/**
+ * Every delivery node: one message per channel, decided (§4) and recorded in one statement, and a
+ * delivery job for each message the decision let through. Rendering and sending happen in that job,
+ * outside the run's transaction.
+ */
+export async function deliver(context: RunContext, channels: readonly string[]) {
+  const { run, recipient, node } = context;
+  const facts = await context.deliveryFacts();
+  const template = field(node, 'template');
+  const messages: NewMessage[] = channels.map((channel) => {
+    const identity = channelIdentity(channel, recipient.channels, recipient);
+    const decision = decideDelivery({
+      channel,
+      identity,
+      blockedChannels: facts.blockedChannels,
+      preference: decidePreference(facts.roots, facts.preferences, run.category, channel),
+      hasProvider: facts.vendors.has(channel),
+      rateLimited: run.rate_limited,
+    });
+    const vendor = facts.vendors.get(channel);
+    return {
+      id: newUlid(),
+      run_id: run.id,
+      execution_id: run.execution_id,
+      node_ref: context.nodeRef,
+      workflow_slug: run.workflow_slug,
+      version_no: run.version_no,
+      recipient_type: recipient.type,
+      distinct_id: recipient.distinct_id,
+      object_type: recipient.object_type,
+      object_id: recipient.object_id,
+      channel,
+      channel_identity: identity ?? null,
+      tenant_id: run.tenant_id,
+      category: run.category,
+      idempotency_key: run.idempotency_key,
+      status: decision.send ? 'to_be_triggered' : 'not_to_be_triggered',
+      reason: decision.send ? null : decision.reason,
+      vendor: decision.send && vendor ? { name: vendor.provider, nickname: vendor.nickname } : null,
+      template_slug: typeof template === 'string' ? template : null,
+    };
+  });
+  const inserted = await insertMessages(context.trx, run.workspace_id, messages);
+  await context.queue.sendMany(
+    context.trx,
+    QUEUES.deliver,
+    inserted
+      .filter((m) => m.status === 'to_be_triggered')
+      .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
+  );
+}
+
+export const deliveryNode =
+  (channels: readonly string[]): NodeHandler =>
+  async (context) => {
+    await deliver(context, channels);
+    return { kind: 'next' };
+  };
+
+const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams', 'inbox'];
+
+/**
+ * The channels of a multi-channel node: its `channels`, else its `channels_expr` read from the data,
+ * else (ours) every channel the recipient has an entry for, inbox excepted (it is always there).
+ */
+export function multiChannels(context: RunContext): string[] {
+  const listed = field(context.node, 'channels');
+  if (Array.isArray(listed)) return listed.filter((c): c is string => CHANNELS.includes(c as string));
+  const expr = field(context.node, 'channels_expr');
+  if (typeof expr === 'string') {
+    const value = readExpression(context.namespaces, expr);
+    return Array.isArray(value) ? value.filter((c): c is string => CHANNELS.includes(c as string)) : [];
+  }
+  return CHANNELS.filter((c) => c !== 'inbox' && (context.recipient.channels[`$${c}`]?.length ?? 0) > 0);
+}

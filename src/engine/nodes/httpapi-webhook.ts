@@ -1,0 +1,81 @@
+import { readExpression, type Namespaces } from '../../domain/paths.js';
+import { field } from '../../domain/workflow-tree.js';
+import type { NodeHandler } from './types.js';
+
+/**
+ * `httpapi_webhook`: one HTTP call, made outside the run's transaction; a JSON answer is stored under
+ * `output_key` (or merged at the data's root) for the steps after it. Values are JSONNET on the
+ * platform; here (ours) a value is plain JSON or text, or a quoted string, or a path such as
+ * `data.x` / `.x` / `$recipient.x` read from the run. A failed call fails the step, and the job is retried.
+ */
+
+const stringValue = (raw: unknown, namespaces: Namespaces): string => {
+  if (typeof raw !== 'string') return raw === undefined ? '' : JSON.stringify(raw);
+  const text = raw.trim();
+  if (/^".*"$/.test(text)) {
+    try {
+      return JSON.parse(text) as string;
+    } catch {
+      return text;
+    }
+  }
+  if (text.startsWith('data.')) return String(readExpression(namespaces, text.slice(4)) ?? '');
+  if (text.startsWith('.') || text.startsWith('$')) {
+    const value = readExpression(namespaces, text);
+    if (value !== undefined) return typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return text;
+};
+
+const pairs = (raw: unknown, namespaces: Namespaces): [string, string][] =>
+  Array.isArray(raw)
+    ? raw.flatMap((p) =>
+        p && typeof p === 'object' && 'key' in p
+          ? [
+              [
+                stringValue((p as { key: unknown }).key, namespaces),
+                stringValue((p as { value: unknown }).value, namespaces),
+              ] as [string, string],
+            ]
+          : [],
+      )
+    : [];
+
+export const httpapiWebhook: NodeHandler = async (context) => {
+  const { node, namespaces } = context;
+  const method = String(field(node, 'http_method') ?? 'POST');
+  const url = new URL(stringValue(field(node, 'url'), namespaces));
+  for (const [key, value] of pairs(field(node, 'query_params'), namespaces)) url.searchParams.append(key, value);
+  const headers = Object.fromEntries(pairs(field(node, 'headers'), namespaces));
+  const rawBody = field(node, 'body');
+  let body: string | undefined;
+  if (method !== 'GET' && rawBody !== undefined) {
+    if (typeof rawBody === 'string') {
+      try {
+        body = JSON.stringify(JSON.parse(rawBody));
+      } catch {
+        body = stringValue(rawBody, namespaces);
+      }
+    } else body = JSON.stringify(rawBody);
+    headers['content-type'] ??= String(field(node, 'body_content_type') ?? 'application/json');
+  }
+  const outputKey = field(node, 'output_key');
+  const timeoutMs = context.httpTimeoutMs;
+  return {
+    kind: 'call',
+    perform: async () => {
+      const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const text = await response.text();
+      if (!response.ok)
+        throw new Error(`httpapi_webhook ${context.nodeRef}: ${url.origin} answered ${response.status}`);
+      let output: unknown = text;
+      try {
+        output = JSON.parse(text);
+      } catch {
+        // a text answer is kept as text
+      }
+      if (typeof outputKey === 'string' && outputKey !== '') return { [outputKey]: output };
+      return output && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : {};
+    },
+  };
+};

@@ -1,0 +1,80 @@
+import { readExpression, type Namespaces } from '../../domain/paths.js';
+import { field } from '../../domain/workflow-tree.js';
+import { addSubscriptions, removeSubscriptions } from '../../services/subscriptions.js';
+import { createAndLockObject, findObject } from '../../repositories/objects.js';
+import type { NodeHandler, RunContext } from './types.js';
+
+/**
+ * `objectoperation_addsubscription` / `_removesubscription`: subscribes (or unsubscribes) the run's
+ * recipient and/or actor (`user_selection`) to the object `object_type`/`object_id`, through the
+ * same code as the objects API, in the run step's transaction. With `is_object_id_dynamic` the two
+ * are templates whose `{{path}}` parts are read from the run (`{{project}}`, `{{$recipient.team}}`).
+ * `subscription_properties` is JSON (the trivial JSONNET). (ours) A missing object that the node may
+ * not create leaves nothing to do, and the run goes on.
+ */
+
+export function fillTemplate(text: string, namespaces: Namespaces): string {
+  return text.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_match, path: string) => {
+    const expr = path.startsWith('$') || path.startsWith('.') ? path : `.${path}`;
+    const value = readExpression(namespaces, expr);
+    return value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** The distinct_ids the node acts on, in the objects API's recipient form. */
+export function selectedUsers(context: RunContext): string[] {
+  const selection = field(context.node, 'user_selection');
+  const wanted = Array.isArray(selection) ? selection : ['recipient'];
+  const ids = new Set<string>();
+  if (wanted.includes('recipient') && context.recipient.distinct_id !== null) ids.add(context.recipient.distinct_id);
+  const actor = context.run.actor as { kind?: string; distinctId?: string } | null;
+  if (wanted.includes('actor') && actor?.kind === 'user' && actor.distinctId) ids.add(actor.distinctId);
+  return [...ids];
+}
+
+function objectRef(context: RunContext) {
+  const dynamic = field(context.node, 'is_object_id_dynamic') === true;
+  const read = (name: string) => {
+    const raw = String(field(context.node, name) ?? '');
+    return dynamic ? fillTemplate(raw, context.namespaces) : raw;
+  };
+  return { objectType: read('object_type'), objectId: read('object_id') };
+}
+
+function subscriptionProperties(raw: unknown): Record<string, unknown> {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
+  if (typeof raw !== 'string' || raw.trim() === '') return {};
+  try {
+    const value = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+export const objectAddSubscription: NodeHandler = async (context) => {
+  const { trx, run } = context;
+  const ref = objectRef(context);
+  const users = selectedUsers(context);
+  if (!ref.objectType || !ref.objectId || users.length === 0) return { kind: 'next' };
+  if (field(context.node, 'create_object_if_missing') === true) await createAndLockObject(trx, run.workspace_id, ref);
+  else if (!(await findObject(trx, run.workspace_id, ref))) return { kind: 'next' };
+  await addSubscriptions(
+    trx,
+    run.workspace_id,
+    ref,
+    users,
+    subscriptionProperties(field(context.node, 'subscription_properties')),
+  );
+  return { kind: 'next' };
+};
+
+export const objectRemoveSubscription: NodeHandler = async (context) => {
+  const { trx, run } = context;
+  const ref = objectRef(context);
+  const users = selectedUsers(context);
+  if (!ref.objectType || !ref.objectId || users.length === 0) return { kind: 'next' };
+  if (!(await findObject(trx, run.workspace_id, ref))) return { kind: 'next' };
+  await removeSubscriptions(trx, run.workspace_id, ref, users);
+  return { kind: 'next' };
+};

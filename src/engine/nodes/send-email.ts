@@ -1,0 +1,4 @@
+import { deliveryNode } from './delivery.js';
+
+/** `send_email`: its template on the email channel. */
+export const sendEmail = deliveryNode(['email']);

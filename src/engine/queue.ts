@@ -1,0 +1,150 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { CompiledQuery } from 'kysely';
+import { PgBoss, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
+import type { Db } from '../db/database.js';
+
+/**
+ * The durable queue: pg-boss, in the same database as everything else (docs/engine.md, "The queue").
+ *
+ * Every job is enqueued inside the caller's transaction, through that transaction's handle: the job
+ * exists exactly when the caller's rows do. On PostgreSQL pg-boss has a pool of its own; on the
+ * embedded engine it talks to the PGlite directly, and waits while a Kysely transaction holds it
+ * (src/db/pglite-dialect.ts).
+ */
+
+export const QUEUES = {
+  /** A trigger accepted: resolve its recipients into runs. */
+  trigger: 'herald-trigger',
+  /** One page of an object's subscribers. */
+  fanout: 'herald-fanout',
+  /** One recipient's run, from its position in the tree. */
+  run: 'herald-run',
+  /** One message to one provider. */
+  deliver: 'herald-deliver',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export interface QueueOptions {
+  /** PostgreSQL: the connection string pg-boss opens its own pool on. */
+  url?: string;
+  pglite?: PGlite;
+  /** pg-boss's own pool size on PostgreSQL. */
+  poolSize?: number;
+  /** How often an idle worker looks for jobs, in seconds (≥ 0.5); NOTIFY wakes it sooner. */
+  pollingIntervalSeconds?: number;
+  /** pg-boss's schema (default `pgboss`); tests give each app its own. */
+  schema?: string;
+  /** A job active for longer is taken to be lost with its worker, and retried (default 300). */
+  jobExpireSeconds?: number;
+  /** How often lost jobs are looked for (default 10). */
+  superviseSeconds?: number;
+}
+
+/** pg-boss statements, run on the caller's Kysely transaction. */
+export function onTransaction(trx: Db): IDatabase {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      const result = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
+      return { rows: [...result.rows] as unknown[] };
+    },
+  } as IDatabase;
+}
+
+export type JobOptions = Omit<JobInsert, 'data'>;
+
+export class Queue {
+  readonly boss: PgBoss;
+  readonly pollingIntervalSeconds: number;
+  private started = false;
+  private readonly jobExpireSeconds: number;
+
+  constructor(options: QueueOptions) {
+    this.jobExpireSeconds = options.jobExpireSeconds ?? 300;
+    this.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
+    const common = {
+      schema: options.schema ?? 'pgboss',
+      useListenNotify: true,
+      // Upkeep stays on in every instance: pg-boss lets one at a time do each pass.
+      superviseIntervalSeconds: options.superviseSeconds ?? 10,
+      monitorIntervalSeconds: options.superviseSeconds ?? 10,
+    };
+    if (options.pglite) {
+      this.boss = new PgBoss({ ...common, db: fromPglite(options.pglite), backend: 'pglite' });
+    } else if (options.url) {
+      this.boss = new PgBoss({
+        ...common,
+        connectionString: options.url,
+        max: options.poolSize ?? 5,
+        application_name: 'herald-queue',
+      });
+    } else {
+      throw new Error('the queue needs DATABASE_URL or an embedded database');
+    }
+    // pg-boss reports trouble it recovers from (a lost connection, a failed maintenance run) as events.
+    this.boss.on('error', () => {});
+  }
+
+  /** Installs or migrates pg-boss's schema and creates every queue: a send to a missing queue cannot succeed. */
+  async start() {
+    if (this.started) return;
+    await this.boss.start();
+    for (const name of Object.values(QUEUES)) {
+      if (!(await this.boss.getQueue(name)))
+        await this.boss.createQueue(name, {
+          notify: true,
+          retryLimit: 5,
+          retryDelay: 1,
+          retryBackoff: true,
+          retryDelayMax: 60,
+          expireInSeconds: this.jobExpireSeconds,
+        });
+    }
+    // Reading each queue once fills pg-boss's cache, so a send inside a transaction never looks it up
+    // outside that transaction (on one PGlite that lookup would wait for the transaction: a deadlock).
+    for (const name of Object.values(QUEUES)) await this.boss.getQueue(name);
+    this.started = true;
+  }
+
+  onError(listener: (error: Error) => void) {
+    this.boss.on('error', listener);
+  }
+
+  /** One job, written by the caller's transaction. */
+  async send(trx: Db, name: QueueName, data: object, options: JobOptions = {}) {
+    await this.boss.send(name, data, { ...options, db: onTransaction(trx) });
+  }
+
+  /** Many jobs in one statement, written by the caller's transaction. */
+  async sendMany(trx: Db, name: QueueName, jobs: { data: object; options?: JobOptions }[]) {
+    if (jobs.length === 0) return;
+    await this.boss.insert(
+      name,
+      jobs.map((job) => ({ ...job.options, data: job.data })),
+      { db: onTransaction(trx) },
+    );
+  }
+
+  async work<T extends object>(
+    name: QueueName,
+    options: WorkOptions,
+    handler: (jobs: { id: string; data: T }[]) => Promise<unknown>,
+  ) {
+    return this.boss.work<T>(
+      name,
+      // NOTIFY wakes an idle worker at once; a busy one misses it, so polling stays this frequent.
+      {
+        pollingIntervalSeconds: this.pollingIntervalSeconds,
+        notifyPollingIntervalSeconds: this.pollingIntervalSeconds,
+        ...options,
+      },
+      handler as never,
+    );
+  }
+
+  /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */
+  async stop(timeoutMs = 8000) {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: true, close: true, timeout: timeoutMs });
+  }
+}

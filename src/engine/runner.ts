@@ -1,0 +1,146 @@
+import type { Db, Trx } from '../db/database.js';
+import { conditionsHold } from '../domain/expressions.js';
+import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
+import { loadPreferenceState } from '../services/user-preferences.js';
+import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
+import { lockRun, saveRunProgress } from '../repositories/runs.js';
+import { findActiveVendors } from '../repositories/vendors.js';
+import { jobId } from './job-ids.js';
+import { NODE_HANDLERS } from './nodes/index.js';
+import type { DeliveryFacts, RunContext } from './nodes/types.js';
+import { QUEUES, type Queue } from './queue.js';
+import { applyRateLimit } from './ratelimit.js';
+import { loadNamespaces, loadRecipient, runTree } from './run-context.js';
+
+/**
+ * Moves one run through its tree (docs/spec/engine.md §3). Each step runs in one transaction with the
+ * run row locked: the nodes up to the next wait are done together with the new position, so a step
+ * that is retried starts where the last committed one stopped, and records nothing twice (messages
+ * are unique per run, step and channel; follow-up jobs have derived ids).
+ */
+
+export interface RunnerDeps {
+  db: Db;
+  queue: Queue;
+  now: () => number;
+  httpTimeoutMs: number;
+}
+
+const RUNNABLE = new Set(['running', 'waiting']);
+const samePosition = (a: Position, b: Position) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; position: Position };
+
+async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutcome> {
+  const run = await lockRun(trx, runId);
+  if (!run || !RUNNABLE.has(run.status)) return null;
+  if (run.execution_status === 'cancelled') {
+    await saveRunProgress(trx, runId, { status: 'cancelled', position: run.position });
+    return null;
+  }
+  const now = deps.now();
+  // A resume job that arrives early (a duplicate) leaves the wait to the job due at resume_at.
+  if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + 1000) return null;
+  const tree = await runTree(trx, run);
+  const refs = nodeRefs(tree);
+  const recipient = await loadRecipient(trx, run);
+  const namespaces = await loadNamespaces(trx, run, recipient);
+  if (samePosition(run.position, [0]) && run.status === 'running' && tree && typeof tree === 'object') {
+    if (!conditionsHold((tree as { conditions?: unknown }).conditions, namespaces)) {
+      await saveRunProgress(trx, runId, { status: 'skipped', position: run.position });
+      return null;
+    }
+    await applyRateLimit(trx, run, tree, now);
+  }
+  let facts: DeliveryFacts | undefined;
+  const deliveryFacts = async () => {
+    if (facts) return facts;
+    const [live, vendors] = [
+      await findLivePreferenceCategories(trx, run.workspace_id),
+      await findActiveVendors(trx, run.workspace_id),
+    ];
+    const preferences =
+      recipient.userId !== null
+        ? await loadPreferenceState(trx, recipient.userId, run.tenant_id)
+        : { choices: new Map(), restricted: new Set<string>() };
+    const blocked = namespaces.tenantSettings.blocked_channels;
+    facts = {
+      roots: live.root_categories,
+      preferences,
+      blockedChannels: Array.isArray(blocked) ? (blocked as string[]) : [],
+      vendors,
+    };
+    return facts;
+  };
+
+  let position = settle(tree, run.position);
+  while (position !== null) {
+    const node = nodeAt(tree, position)!;
+    const handler = NODE_HANDLERS[node.node_type];
+    if (!handler) {
+      // Commit-time validation refuses such trees; a legacy tree could still hold one.
+      await saveRunProgress(trx, runId, { status: 'failed', position });
+      return null;
+    }
+    const context: RunContext = {
+      trx,
+      queue: deps.queue,
+      run,
+      node,
+      nodeRef: refs.get(position.join('.'))!,
+      position,
+      tree,
+      namespaces,
+      recipient,
+      now,
+      deliveryFacts,
+      httpTimeoutMs: deps.httpTimeoutMs,
+    };
+    const result = await handler(context);
+    if (result.kind === 'next') position = nextPosition(tree, position);
+    else if (result.kind === 'jump') position = result.position;
+    else if (result.kind === 'wait') {
+      const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
+      await saveRunProgress(trx, runId, { status: 'waiting', position: next, resumeAt: result.until });
+      await deps.queue.send(
+        trx,
+        QUEUES.run,
+        { runId },
+        { id: jobId('run', runId, next.join('.'), result.until.getTime()), startAfter: result.until },
+      );
+      return null;
+    } else if (result.kind === 'stop') {
+      await saveRunProgress(trx, runId, { status: result.status, position });
+      return null;
+    } else {
+      await saveRunProgress(trx, runId, { status: 'running', position });
+      return { perform: result.perform, position };
+    }
+  }
+  await saveRunProgress(trx, runId, { status: 'completed', position: run.position });
+  return null;
+}
+
+/** Stores an outside call's answer and moves past its node, unless another worker already did. */
+async function storeCall(trx: Db, runId: string, position: Position, output: Record<string, unknown>) {
+  const run = await lockRun(trx, runId);
+  if (!run || run.status !== 'running' || !samePosition(run.position, position)) return false;
+  const tree = await runTree(trx, run);
+  const next = nextPosition(tree, position);
+  await saveRunProgress(trx, runId, {
+    status: 'running',
+    position: next ?? [Number.MAX_SAFE_INTEGER],
+    data: { ...(run.run_data as Record<string, unknown>), ...output },
+  });
+  return true;
+}
+
+export async function advanceRun(deps: RunnerDeps, runId: string) {
+  for (;;) {
+    const outcome = await deps.db.transaction().execute((trx) => step(deps, trx, runId));
+    if (!outcome) return;
+    const output = await outcome.perform();
+    const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, outcome.position, output));
+    if (!moved) return;
+  }
+}

@@ -1,0 +1,45 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { fieldError } from '../errors.js';
+
+/** Ajv options shared by every part of a request. */
+export const AJV_OPTIONS = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
+
+type ValidatorFactory = NonNullable<
+  NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']
+>;
+
+/**
+ * Bodies are validated without type coercion: JSON carries its own types, and `{"query": 12}` is
+ * a number, not the string "12". Query strings, path parameters and headers are text by nature
+ * and keep Ajv's coercion (`?limit=10` is the number the API documents).
+ */
+export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptions) => {
+  const factory = AjvCompiler();
+  type Options = Parameters<typeof factory>[1];
+  const custom = (ajvOptions as { customOptions?: Record<string, unknown> }).customOptions ?? {};
+  const coercing = factory(externalSchemas, {
+    ...ajvOptions,
+    customOptions: { ...custom, coerceTypes: 'array' },
+  } as Options);
+  const strict = factory(externalSchemas, {
+    ...ajvOptions,
+    customOptions: { ...custom, coerceTypes: false },
+  } as Options);
+  return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+};
+
+/**
+ * Ajv coerces a query string's `Infinity`, `NaN` or `1e999` into a number and then skips its range checks for a
+ * value that is not finite, so `?limit=Infinity` would reach a handler (and a serializer that refuses it: a 500).
+ * After validation, any number in the query or the path that is not finite is refused like any bad value.
+ */
+export function refuseNonFiniteNumbers(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
+  for (const part of [request.query, request.params]) {
+    if (typeof part !== 'object' || part === null) continue;
+    for (const [key, value] of Object.entries(part)) {
+      if (typeof value === 'number' && !Number.isFinite(value)) return done(fieldError(key, 'must be a finite number'));
+    }
+  }
+  done();
+}

@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+/** The batch node's gatherings (migrations/2026-11-26T80-flow.ts). */
+
+export interface BatchKey {
+  workspaceId: number;
+  workflowSlug: string;
+  nodeRef: string;
+  recipientKey: string;
+  batchKey: string;
+}
+
+/**
+ * Adds a trigger to the open batch of its key, opening one when there is none: one statement, so two
+ * triggers of the same key arriving together both land in one batch (the partial unique index decides,
+ * and the loser counts itself in). The batch row stays locked until the caller's transaction ends.
+ */
+export async function joinBatch(trx: Db, id: string, key: BatchKey, closesAt: Date) {
+  const result = await sql<{ id: string; event_count: number; closes_at: Date; waiter_run_id: string | null }>`
+    insert into workflow_batches (id, workspace_id, workflow_slug, node_ref, recipient_key, batch_key, closes_at)
+    values (${id}, ${key.workspaceId}, ${key.workflowSlug}, ${key.nodeRef}, ${key.recipientKey}, ${key.batchKey}, ${closesAt})
+    on conflict (workspace_id, workflow_slug, node_ref, recipient_key, batch_key) where kind = 'batch' and status = 'open'
+    do update set event_count = workflow_batches.event_count + 1
+    returning id, event_count, closes_at, waiter_run_id`.execute(trx);
+  return result.rows[0]!;
+}
+
+export async function setBatchWaiter(trx: Db, batchId: string, runId: string) {
+  await trx.updateTable('workflow_batches').set({ waiter_run_id: runId }).where('id', '=', batchId).execute();
+}
+
+export async function addBatchItem(trx: Db, batchId: string, seq: number, runId: string, data: object) {
+  await trx
+    .insertInto('workflow_batch_items')
+    .values({ batch_id: batchId, seq, run_id: runId, data: JSON.stringify(data) })
+    .execute();
+}
+
+/** The batch or digest this run waits on at this node, locked. */
+export const findWaitedBatch = (trx: Db, runId: string, nodeRef: string) =>
+  trx
+    .selectFrom('workflow_batches')
+    .select(['id', 'status', 'closes_at', 'event_count'])
+    .where('waiter_run_id', '=', runId)
+    .where('node_ref', '=', nodeRef)
+    .forUpdate()
+    .executeTakeFirst();
+
+/**
+ * Adds a trigger to the digest of the period ending at `firesAt`, opening it with this run as the
+ * one that waits for it. A digest already sent is left as it is and answered `closed`: the caller
+ * moves to the next period.
+ */
+export async function joinDigest(trx: Db, id: string, key: Omit<BatchKey, 'batchKey'>, firesAt: Date, runId: string) {
+  const result = await sql<{ id: string; status: string; event_count: number; waiter_run_id: string }>`
+    insert into workflow_batches
+      (id, kind, workspace_id, workflow_slug, node_ref, recipient_key, batch_key, closes_at, waiter_run_id)
+    values (${id}, 'digest', ${key.workspaceId}, ${key.workflowSlug}, ${key.nodeRef}, ${key.recipientKey}, '', ${firesAt}, ${runId})
+    on conflict (workspace_id, workflow_slug, node_ref, recipient_key, closes_at) where kind = 'digest'
+    do update set event_count = workflow_batches.event_count + (case when workflow_batches.status = 'open' then 1 else 0 end)
+    returning id, status, event_count, waiter_run_id`.execute(trx);
+  return result.rows[0]!;
+}
+
+export async function closeBatch(trx: Db, batchId: string) {
+  await trx.updateTable('workflow_batches').set({ status: 'closed' }).where('id', '=', batchId).execute();
+}
+
+/** Items from `fromSeq` on: the first or the last `limit` of them, in arrival order, and the latest one. */
+export async function batchItems(trx: Db, batchId: string, fromSeq: number, limit: number, order: 'first' | 'last') {
+  const rows = await trx
+    .selectFrom('workflow_batch_items')
+    .select(['seq', 'data'])
+    .where('batch_id', '=', batchId)
+    .where('seq', '>=', fromSeq)
+    .orderBy('seq', order === 'first' ? 'asc' : 'desc')
+    .limit(limit)
+    .execute();
+  return order === 'first' ? rows : rows.reverse();
+}
+
+export async function latestBatchItem(trx: Db, batchId: string) {
+  return trx
+    .selectFrom('workflow_batch_items')
+    .select(['seq', 'data'])
+    .where('batch_id', '=', batchId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

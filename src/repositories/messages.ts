@@ -1,0 +1,185 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { MessagesTable } from '../db/engine-types.js';
+import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
+
+export type MessageRow = Selectable<MessagesTable>;
+
+export interface NewMessage {
+  id: string;
+  run_id: string;
+  execution_id: string;
+  node_ref: string;
+  workflow_slug: string;
+  version_no: number;
+  recipient_type: string;
+  distinct_id: string | null;
+  object_type: string | null;
+  object_id: string | null;
+  channel: string;
+  channel_identity: unknown;
+  tenant_id: string;
+  category: string;
+  idempotency_key: string | null;
+  status: string;
+  reason: string | null;
+  vendor: { name: string; nickname: string | null } | null;
+  template_slug: string | null;
+}
+
+/**
+ * Records a step's messages in one statement. The (run, step, channel) key makes a step that runs
+ * again record nothing new; the messages inserted now are returned.
+ */
+export async function insertMessages(trx: Db, workspaceId: number, messages: NewMessage[]) {
+  if (messages.length === 0) return [];
+  return trx
+    .insertInto('messages')
+    .values(
+      messages.map(({ template_slug, ...m }) => ({
+        ...m,
+        workspace_id: workspaceId,
+        channel_identity: m.channel_identity === undefined ? null : JSON.stringify(m.channel_identity),
+        vendor: m.vendor === null ? null : JSON.stringify(m.vendor),
+        template: template_slug === null ? null : JSON.stringify({ slug: template_slug }),
+      })),
+    )
+    .onConflict((oc) => oc.columns(['run_id', 'node_ref', 'channel']).doNothing())
+    .returning(['id', 'status', 'channel'])
+    .execute();
+}
+
+export function findMessage(db: Db, workspaceId: number, id: string) {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findMessageById(db: Db, id: string) {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface MessageFilter {
+  statuses?: string[];
+  channel?: string;
+  recipientIds?: string[];
+  categories?: string[];
+  workflowSlug?: string;
+  executionId?: string;
+  idempotencyKey?: string;
+  messageId?: string;
+  tenantId?: string;
+  objectType?: string;
+  objectId?: string;
+  createdAtGte?: string;
+  createdAtLte?: string;
+}
+
+const list = (values: string[]) => sql<string>`(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+
+function filtered(db: Db, workspaceId: number, f: MessageFilter) {
+  let q = db.selectFrom('messages').where('workspace_id', '=', workspaceId);
+  if (f.statuses?.length) q = q.where('status', 'in', list(f.statuses));
+  if (f.channel) q = q.where('channel', '=', f.channel);
+  if (f.recipientIds?.length) q = q.where('distinct_id', 'in', list(f.recipientIds));
+  if (f.categories?.length) q = q.where('category', 'in', list(f.categories));
+  if (f.workflowSlug) q = q.where('workflow_slug', '=', f.workflowSlug);
+  if (f.executionId)
+    q = q.where((eb) => eb.or([eb('execution_id', '=', f.executionId!), eb('run_id', '=', f.executionId!)]));
+  if (f.idempotencyKey) q = q.where('idempotency_key', '=', f.idempotencyKey);
+  if (f.messageId) q = q.where('id', '=', f.messageId);
+  if (f.tenantId) q = q.where('tenant_id', '=', f.tenantId);
+  if (f.objectType) q = q.where('object_type', '=', f.objectType);
+  if (f.objectId) q = q.where('object_id', '=', f.objectId);
+  if (f.createdAtGte) q = q.where('created_at', '>=', new Date(f.createdAtGte));
+  if (f.createdAtLte) q = q.where('created_at', '<=', new Date(f.createdAtLte));
+  return q;
+}
+
+/** One page of a workspace's messages, oldest first, in two statements. */
+export async function listMessages(db: Db, workspaceId: number, filter: MessageFilter, window: CursorWindow) {
+  const rows = await filtered(db, workspaceId, filter)
+    .selectAll()
+    .where(withinWindow('seq', window))
+    .orderBy('seq', windowOrder(window))
+    .limit(window.limit + 1)
+    .execute();
+  const totals = await filtered(db, workspaceId, filter)
+    .select((eb) => [eb.fn.countAll<number>().as('count'), beyondWindow('seq', window).as('beyond')])
+    .executeTakeFirstOrThrow();
+  return cursorPage(rows, (row) => Number(row.seq), window, totals);
+}
+
+export function lockMessages(trx: Db, workspaceId: number, ids: string[]) {
+  return trx
+    .selectFrom('messages')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', list(ids))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export interface MessageStateWrite {
+  id: string;
+  status: string;
+  is_read: boolean;
+  is_archived: boolean;
+  seen_at: string | null;
+  read_at: string | null;
+  clicked_at: string | null;
+  dismissed_at: string | null;
+  archived_at: string | null;
+}
+
+/** Writes the engagement state of many messages in one statement. */
+export async function saveMessageStates(trx: Db, writes: MessageStateWrite[]) {
+  if (writes.length === 0) return;
+  await sql`
+    update messages m set status = w.status, is_read = w.is_read, is_archived = w.is_archived,
+      seen_at = w.seen_at, read_at = w.read_at, clicked_at = w.clicked_at, dismissed_at = w.dismissed_at,
+      archived_at = w.archived_at
+    from jsonb_to_recordset(${JSON.stringify(writes)}::jsonb) as w(id text, status text, is_read boolean,
+      is_archived boolean, seen_at timestamptz, read_at timestamptz, clicked_at timestamptz,
+      dismissed_at timestamptz, archived_at timestamptz)
+    where m.id = w.id`.execute(trx);
+}
+
+/** A delivery's outcome on its message; `attempt` is appended to the attempts. */
+export async function saveDelivery(
+  db: Db,
+  id: string,
+  update: {
+    status: string;
+    reason?: string | null;
+    error?: unknown;
+    content?: Record<string, unknown> | null;
+    template?: Record<string, unknown> | null;
+    vendor?: { name: string; nickname: string | null } | null;
+    attempt?: Record<string, unknown>;
+    triggered?: boolean;
+    sent?: boolean;
+    delivered?: boolean;
+  },
+) {
+  await db
+    .updateTable('messages')
+    .set({
+      status: update.status,
+      ...(update.reason !== undefined ? { reason: update.reason } : {}),
+      ...(update.error !== undefined ? { error: JSON.stringify(update.error) } : {}),
+      ...(update.content !== undefined ? { content: JSON.stringify(update.content) } : {}),
+      ...(update.template !== undefined ? { template: JSON.stringify(update.template) } : {}),
+      ...(update.vendor !== undefined ? { vendor: JSON.stringify(update.vendor) } : {}),
+      ...(update.attempt ? { attempts: sql`attempts || ${JSON.stringify([update.attempt])}::jsonb` } : {}),
+      ...(update.triggered ? { triggered_at: sql`coalesce(triggered_at, now())` } : {}),
+      ...(update.sent ? { sent_at: sql`coalesce(sent_at, now())` } : {}),
+      ...(update.delivered ? { delivered_at: sql`coalesce(delivered_at, now())` } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}

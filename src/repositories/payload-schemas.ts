@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { ActorColumn } from '../db/types.js';
+
+export const SCHEMA_COLUMNS = [
+  'id',
+  'slug',
+  'name',
+  'json_schema',
+  'hash',
+  'live_version_no',
+  'created_at',
+  'updated_at',
+] as const;
+
+export interface PayloadSchemaRow {
+  id: number;
+  slug: string;
+  name: string;
+  json_schema: Record<string, unknown>;
+  hash: string;
+  live_version_no: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PayloadSchemaVersionRow {
+  version_no: number;
+  name: string;
+  json_schema: Record<string, unknown>;
+  hash: string;
+  commit_message: string | null;
+  committed_at: Date;
+}
+
+const VERSION_COLUMNS = ['version_no', 'name', 'json_schema', 'hash', 'commit_message', 'committed_at'] as const;
+
+/** Writes the draft (creating the schema when new) and returns the row, locked for a commit that may follow. */
+export function upsertPayloadSchemaDraft(
+  trx: Db,
+  workspaceId: number,
+  input: { slug: string; name: string; jsonSchema: Record<string, unknown>; hash: string; actor: ActorColumn | null },
+): Promise<PayloadSchemaRow> {
+  const values = {
+    name: input.name,
+    json_schema: JSON.stringify(input.jsonSchema),
+    hash: input.hash,
+    updated_by: JSON.stringify(input.actor),
+  };
+  return trx
+    .insertInto('payload_schemas')
+    .values({ workspace_id: workspaceId, slug: input.slug, ...values })
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'slug']).doUpdateSet({
+        ...values,
+        updated_at: sql`greatest(clock_timestamp(), payload_schemas.updated_at + interval '1 millisecond')`,
+      }),
+    )
+    .returning(SCHEMA_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export function findPayloadSchema(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}) {
+  let query = db
+    .selectFrom('payload_schemas')
+    .select(SCHEMA_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst() as Promise<PayloadSchemaRow | undefined>;
+}
+
+export function findPayloadSchemaVersion(db: Db, schemaId: number, versionNo: number) {
+  return db
+    .selectFrom('payload_schema_versions')
+    .select(VERSION_COLUMNS)
+    .where('schema_id', '=', schemaId)
+    .where('version_no', '=', versionNo)
+    .executeTakeFirst() as Promise<PayloadSchemaVersionRow | undefined>;
+}
+
+/** A page of schemas with their live version beside each (null when never committed); live mode lists committed ones only. */
+export async function listPayloadSchemas(
+  db: Db,
+  workspaceId: number,
+  mode: 'draft' | 'live',
+  page: { limit: number; offset: number },
+) {
+  let base = db
+    .selectFrom('payload_schemas as s')
+    .leftJoin('payload_schema_versions as v', (join) =>
+      join.onRef('v.schema_id', '=', 's.id').onRef('v.version_no', '=', 's.live_version_no'),
+    )
+    .where('s.workspace_id', '=', workspaceId);
+  if (mode === 'live') base = base.where('s.live_version_no', 'is not', null);
+  const [rows, total] = await Promise.all([
+    base
+      .select(SCHEMA_COLUMNS.map((column) => `s.${column}` as const))
+      .select([
+        'v.version_no as v_version_no',
+        'v.name as v_name',
+        'v.json_schema as v_json_schema',
+        'v.hash as v_hash',
+        'v.commit_message as v_commit_message',
+        'v.committed_at as v_committed_at',
+      ])
+      .orderBy('s.slug')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    count: Number(total.count),
+    rows: rows.map(({ v_version_no, v_name, v_json_schema, v_hash, v_commit_message, v_committed_at, ...schema }) => ({
+      schema: schema as PayloadSchemaRow,
+      live:
+        v_version_no === null
+          ? undefined
+          : ({
+              version_no: v_version_no,
+              name: v_name,
+              json_schema: v_json_schema,
+              hash: v_hash,
+              commit_message: v_commit_message,
+              committed_at: v_committed_at,
+            } as PayloadSchemaVersionRow),
+    })),
+  };
+}
+
+/** Records the draft as the next version and makes it live: two statements. */
+export async function commitPayloadSchema(
+  trx: Db,
+  schema: PayloadSchemaRow,
+  input: { commitMessage: string | null; actor: ActorColumn | null },
+): Promise<PayloadSchemaVersionRow> {
+  const version = await trx
+    .insertInto('payload_schema_versions')
+    .columns(['schema_id', 'version_no', 'name', 'json_schema', 'hash', 'commit_message', 'committed_by'])
+    .expression((eb) =>
+      eb
+        .selectFrom('payload_schemas as s')
+        .select([
+          's.id',
+          sql<number>`coalesce(s.live_version_no, 0) + 1`.as('version_no'),
+          's.name',
+          's.json_schema',
+          's.hash',
+          sql`${input.commitMessage}::text`.as('commit_message'),
+          sql`${JSON.stringify(input.actor)}::jsonb`.as('committed_by'),
+        ])
+        .where('s.id', '=', schema.id),
+    )
+    .returning(VERSION_COLUMNS)
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('payload_schemas')
+    .set({ live_version_no: version.version_no })
+    .where('id', '=', schema.id)
+    .execute();
+  return version as PayloadSchemaVersionRow;
+}

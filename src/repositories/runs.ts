@@ -1,0 +1,118 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+/** One recipient's run of an execution (a child execution: its id is the messages' execution_id). */
+
+export interface NewRun {
+  id: string;
+  recipient_key: string;
+  recipient_type: 'user' | 'object';
+  distinct_id: string | null;
+  object_type: string | null;
+  object_id: string | null;
+  inline: Record<string, unknown> | null;
+  subscription: Record<string, unknown> | null;
+}
+
+/** Inserts runs; a recipient that already has a run in the execution keeps it. Returns the runs inserted. */
+export async function insertRuns(trx: Db, workspaceId: number, executionId: string, runs: NewRun[]) {
+  if (runs.length === 0) return [];
+  return trx
+    .insertInto('workflow_runs')
+    .values(
+      runs.map((run) => ({
+        ...run,
+        execution_id: executionId,
+        workspace_id: workspaceId,
+        inline: run.inline === null ? null : JSON.stringify(run.inline),
+        subscription: run.subscription === null ? null : JSON.stringify(run.subscription),
+      })),
+    )
+    .onConflict((oc) => oc.columns(['execution_id', 'recipient_key']).doNothing())
+    .returning(['id', 'recipient_type', 'object_type', 'object_id'])
+    .execute();
+}
+
+const selectRun = (db: Db, runId: string) =>
+  db
+    .selectFrom('workflow_runs as r')
+    .innerJoin('executions as e', 'e.id', 'r.execution_id')
+    .select([
+      'r.id',
+      'r.execution_id',
+      'r.workspace_id',
+      'r.recipient_key',
+      'r.recipient_type',
+      'r.distinct_id',
+      'r.object_type',
+      'r.object_id',
+      'r.inline',
+      'r.subscription',
+      'r.data as run_data',
+      'r.status',
+      'r.position',
+      'r.resume_at',
+      'r.rate_limited',
+      'e.workflow_id',
+      'e.workflow_slug',
+      'e.version_no',
+      'e.category',
+      'e.tree',
+      'e.data',
+      'e.actor',
+      'e.tenant_id',
+      'e.idempotency_key',
+      'e.status as execution_status',
+    ])
+    .where('r.id', '=', runId);
+
+/** The run with its execution, locked until the transaction ends: one worker at a time moves a run. */
+export const lockRun = (trx: Db, runId: string) => selectRun(trx, runId).forUpdate('r').executeTakeFirst();
+export const findRun = (db: Db, runId: string) => selectRun(db, runId).executeTakeFirst();
+export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
+
+export async function saveRunProgress(
+  trx: Db,
+  runId: string,
+  progress: { status: string; position: number[]; resumeAt?: Date | null; data?: Record<string, unknown> },
+) {
+  await trx
+    .updateTable('workflow_runs')
+    .set({
+      status: progress.status,
+      position: JSON.stringify(progress.position),
+      resume_at: progress.resumeAt ?? null,
+      ...(progress.data ? { data: JSON.stringify(progress.data) } : {}),
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', runId)
+    .execute();
+}
+
+/** One page of an object's subscribers after `after` (a subscription id), users and child objects. */
+export function findSubscriberPage(db: Db, objectId: number, after: number, limit: number) {
+  return db
+    .selectFrom('subscriptions as s')
+    .leftJoin('users as u', 'u.id', 's.user_id')
+    .leftJoin('objects as o', 'o.id', 's.child_object_id')
+    .select([
+      's.id',
+      's.properties',
+      'u.distinct_id',
+      'o.id as child_id',
+      'o.object_type as child_type',
+      'o.object_id as child_object_id',
+    ])
+    .where('s.object_id', '=', objectId)
+    .where('s.id', '>', after)
+    .orderBy('s.id')
+    .limit(limit)
+    .execute();
+}
+
+/** Adds to what the run's later steps read as its data (a batch's events, an answer). */
+export async function mergeRunData(trx: Db, runId: string, data: Record<string, unknown>) {
+  await sql`update workflow_runs set data = data || ${JSON.stringify(data)}::jsonb, updated_at = now() where id = ${runId}`.execute(
+    trx,
+  );
+}

@@ -1,0 +1,170 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { ActorColumn, TemplatesTable, TemplateVariantsTable, TemplateVersionsTable } from '../db/types.js';
+
+export type TemplateRow = Omit<Selectable<TemplatesTable>, 'workspace_id'>;
+export type TemplateVariantRow = Selectable<TemplateVariantsTable>;
+export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
+
+export const TEMPLATE_COLUMNS = [
+  'id',
+  'slug',
+  'name',
+  'description',
+  'tags',
+  'enabled_channels',
+  'mock_data',
+  'live_version_no',
+  'created_at',
+  'updated_at',
+  'updated_by',
+  'last_triggered_at',
+] as const;
+
+/** `lock` holds the template row until the transaction ends, so commits and variant edits serialize. */
+export function findTemplate(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}) {
+  let query = db
+    .selectFrom('templates')
+    .select(TEMPLATE_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug);
+  if (options.lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export interface TemplateMetadata {
+  name: string;
+  description: string | null;
+  tags: string[];
+  enabled_channels: string[];
+}
+
+/** Creates the template or replaces its draft metadata; fields left out of the body keep their value. */
+export function upsertTemplateDraft(
+  db: Db,
+  workspaceId: number,
+  input: { slug: string; metadata: Partial<TemplateMetadata> & { name: string }; actor: ActorColumn | null },
+) {
+  const { metadata } = input;
+  const values = {
+    name: metadata.name,
+    ...(metadata.description !== undefined && { description: metadata.description }),
+    ...(metadata.tags !== undefined && { tags: JSON.stringify(metadata.tags) }),
+    ...(metadata.enabled_channels !== undefined && { enabled_channels: JSON.stringify(metadata.enabled_channels) }),
+    updated_at: sql<Date>`now()`,
+    updated_by: JSON.stringify(input.actor),
+  };
+  return db
+    .insertInto('templates')
+    .values({ workspace_id: workspaceId, slug: input.slug, ...values })
+    .onConflict((oc) => oc.columns(['workspace_id', 'slug']).doUpdateSet(values))
+    .returning(TEMPLATE_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export function touchTemplate(db: Db, templateId: number, actor: ActorColumn | null) {
+  return db
+    .updateTable('templates')
+    .set({ updated_at: sql<Date>`now()`, updated_by: JSON.stringify(actor) })
+    .where('id', '=', templateId)
+    .returning(TEMPLATE_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export function setTemplateMockData(db: Db, templateId: number, mockData: Record<string, unknown>) {
+  return db
+    .updateTable('templates')
+    .set({ mock_data: JSON.stringify(mockData) })
+    .where('id', '=', templateId)
+    .returning(TEMPLATE_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/** One page of templates: every one in draft mode, committed ones in live mode; `q` matches name or slug. */
+export async function listTemplates(
+  db: Db,
+  workspaceId: number,
+  filter: {
+    mode: 'draft' | 'live';
+    q?: string;
+    limit: number;
+    offset: number;
+    /** Base surface: committed (true) or never committed (false) only. */
+    isActive?: boolean;
+    channelsAny?: string[];
+    tagsAny?: string[];
+  },
+) {
+  let base = db.selectFrom('templates').where('workspace_id', '=', workspaceId);
+  if (filter.mode === 'live' || filter.isActive === true) base = base.where('live_version_no', 'is not', null);
+  if (filter.isActive === false) base = base.where('live_version_no', 'is', null);
+  const anyOf = (column: 'enabled_channels' | 'tags', values: string[]) =>
+    sql<boolean>`${sql.ref(column)} ?| array[${sql.join(values)}]::text[]`;
+  if (filter.channelsAny?.length) base = base.where(anyOf('enabled_channels', filter.channelsAny));
+  if (filter.tagsAny?.length) base = base.where(anyOf('tags', filter.tagsAny));
+  if (filter.q) {
+    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
+  }
+  const [rows, total] = await Promise.all([
+    base.select(TEMPLATE_COLUMNS).orderBy('slug').limit(filter.limit).offset(filter.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.count) };
+}
+
+const VARIANT_COLUMNS = [
+  'template_id',
+  'channel',
+  'variant_id',
+  'locale',
+  'tenant_id',
+  'conditions',
+  'content',
+  'seq_no',
+  'needs_vendor_approval',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The draft variants of several templates in one statement. */
+export function findDraftVariants(db: Db, templateIds: number[]): Promise<TemplateVariantRow[]> {
+  if (templateIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('template_variants')
+    .select(VARIANT_COLUMNS)
+    .where('template_id', 'in', templateIds)
+    .orderBy('channel')
+    .orderBy('seq_no')
+    .orderBy('variant_id')
+    .execute();
+}
+
+export function upsertVariant(
+  db: Db,
+  key: { templateId: number; channel: string; variantId: string },
+  input: {
+    locale: string;
+    tenant_id: string | null;
+    conditions: unknown[];
+    content: Record<string, unknown>;
+    needs_vendor_approval?: boolean;
+    seq_no?: number;
+  },
+) {
+  const values = {
+    locale: input.locale,
+    tenant_id: input.tenant_id,
+    conditions: JSON.stringify(input.conditions),
+    content: JSON.stringify(input.content),
+    ...(input.needs_vendor_approval !== undefined && { needs_vendor_approval: input.needs_vendor_approval }),
+    ...(input.seq_no !== undefined && { seq_no: input.seq_no }),
+    updated_at: sql<Date>`now()`,
+  };
+  return db
+    .insertInto('template_variants')
+    .values({ template_id: key.templateId, channel: key.channel, variant_id: key.variantId, ...values })
+    .onConflict((oc) => oc.columns(['template_id', 'channel', 'variant_id']).doUpdateSet(values))
+    .returning(VARIANT_COLUMNS)
+    .executeTakeFirstOrThrow();
+}

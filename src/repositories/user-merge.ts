@@ -1,0 +1,32 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+/**
+ * Moves what belongs to user `fromId` over to `toId`, four statements whatever their number: object
+ * subscriptions, list memberships (live and draft), category choices and channel restrictions.
+ * Where `toId` already has the same subscription, membership or choice, its own is kept and the
+ * other stays behind, to go when `fromId` is deleted.
+ */
+export async function moveUserBelongings(trx: Db, fromId: number, toId: number): Promise<void> {
+  await sql`update subscriptions s set user_id = ${toId}, updated_at = clock_timestamp()
+    where s.user_id = ${fromId}
+      and not exists (select 1 from subscriptions o where o.object_id = s.object_id and o.user_id = ${toId})`.execute(
+    trx,
+  );
+  await sql`update subscriber_list_members m set user_id = ${toId}
+    where m.user_id = ${fromId}
+      and not exists (select 1 from subscriber_list_members o where o.list_pk = m.list_pk
+        and o.version_pk is not distinct from m.version_pk and o.user_id = ${toId})`.execute(trx);
+  await sql`update user_category_preferences p set user_id = ${toId}
+    where p.user_id = ${fromId}
+      and not exists (select 1 from user_category_preferences o where o.user_id = ${toId}
+        and o.tenant_id = p.tenant_id and o.category = p.category)`.execute(trx);
+  await sql`update user_channel_preferences p set user_id = ${toId}
+    where p.user_id = ${fromId}
+      and not exists (select 1 from user_channel_preferences o where o.user_id = ${toId}
+        and o.tenant_id = p.tenant_id and o.channel = p.channel)`.execute(trx);
+}
+
+export async function deleteUserById(trx: Db, userId: number): Promise<void> {
+  await trx.deleteFrom('users').where('id', '=', userId).execute();
+}

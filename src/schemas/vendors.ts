@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable, Timestamp, WorkspaceParamsSchema } from './common.js';
+
+/** Vendors: a workspace's configured providers per channel (docs/spec/engine.md §7, ours). */
+
+export const VENDOR_CHANNELS = [
+  'email',
+  'sms',
+  'whatsapp',
+  'androidpush',
+  'iospush',
+  'webpush',
+  'slack',
+  'ms_teams',
+] as const;
+/** Keys of `config` that hold secrets: encrypted at rest, shown as MASK on every read. */
+export const SECRET_CONFIG_KEYS = ['password', 'auth_token', 'private_key', 'secret', 'api_key', 'access_token', 'key'];
+export const MASK = '********';
+
+export const VendorSchema = Type.Object(
+  {
+    id: Type.String(),
+    channel: Type.String(),
+    provider: Type.String(),
+    nickname: Nullable(Type.String()),
+    is_default: Type.Boolean(),
+    is_active: Type.Boolean(),
+    config: Type.Record(Type.String(), Type.Unknown(), { description: `secrets shown as "${MASK}"` }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Vendor', title: 'Vendor' },
+);
+
+export const VendorParamsSchema = Type.Composite([
+  WorkspaceParamsSchema,
+  Type.Object({ vendor_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+]);
+
+export const VendorCreateBodySchema = Type.Object(
+  {
+    channel: Type.String({ enum: [...VENDOR_CHANNELS] }),
+    provider: Type.String({ minLength: 1, maxLength: 64 }),
+    nickname: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    is_default: Type.Optional(Type.Boolean()),
+    is_active: Type.Optional(Type.Boolean()),
+    config: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+export const VendorPatchBodySchema = Type.Object(
+  {
+    nickname: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    is_default: Type.Optional(Type.Boolean()),
+    is_active: Type.Optional(Type.Boolean()),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: `merged into the stored config; a secret sent as "${MASK}" keeps its stored value`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,131 @@
+import { buildApp } from './app.js';
+import { providers } from './channels/registry.js';
+import { renderTemplate } from './channels/rendering.js';
+import { surfaceUrls, type Config } from './config.js';
+import { openDatabase, type OpenDatabase } from './db/open.js';
+import { Engine } from './engine/engine.js';
+import { Queue } from './engine/queue.js';
+import { loggerOptions } from './logger.js';
+import { bootstrapWorkspace, type BootstrapResult } from './services/workspaces.js';
+import { countWorkspaces } from './repositories/workspaces.js';
+import pino from 'pino';
+
+/**
+ * The long-running process (docs/engine.md, "Process model"): the API, the worker, or both (the
+ * default of `npm start`). SIGTERM closes the API (in-flight requests finish), then stops the worker
+ * (in-flight jobs finish or go back to the queue), then closes the database, and exits 0.
+ */
+
+const FIRST_WORKSPACE = 'staging';
+
+export interface Roles {
+  api: boolean;
+  worker: boolean;
+}
+
+/** Printed to stdout once, outside the JSON log stream, so credentials never reach log storage. */
+function printCredentials(config: Config, credentials: BootstrapResult) {
+  const { base_url, management_url } = surfaceUrls(config);
+  process.stdout.write(
+    [
+      '',
+      `Herald created workspace "${credentials.workspace}". These credentials are shown once: store them now.`,
+      `  service token (management): ${credentials.service_token}`,
+      `  API key (base):             ${credentials.api_key}`,
+      `  workspace key / secret:     ${credentials.workspace_key} / ${credentials.workspace_secret}`,
+      '',
+      `  curl -H "Authorization: ServiceToken ${credentials.service_token}" ${management_url}v1/workspace/`,
+      `  curl -H "Authorization: Bearer ${credentials.api_key}" ${base_url}v1/user/some-user/`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+function printHowToAuthenticate(config: Config) {
+  const { base_url, management_url } = surfaceUrls(config);
+  process.stdout.write(
+    `Herald: base API ${base_url} (Authorization: Bearer <API_KEY>), management API ${management_url} ` +
+      `(Authorization: ServiceToken <TOKEN>), reference ${base_url}docs. ` +
+      `New credentials: npx herald bootstrap --workspace ${FIRST_WORKSPACE}\n`,
+  );
+}
+
+export async function runHerald(config: Config, roles: Roles) {
+  if (!config.DATABASE_URL && !(roles.api && roles.worker))
+    throw new Error(
+      'the embedded database serves one process: run API and worker together (npm start) or set DATABASE_URL',
+    );
+  const database: OpenDatabase = await openDatabase(config);
+  const queue = new Queue({
+    url: config.DATABASE_URL,
+    pglite: database.pglite,
+    poolSize: config.QUEUE_POOL_SIZE,
+    pollingIntervalSeconds: config.QUEUE_POLLING_INTERVAL_SECONDS,
+    schema: config.QUEUE_SCHEMA,
+    jobExpireSeconds: config.QUEUE_JOB_EXPIRE_SECONDS,
+    superviseSeconds: config.QUEUE_SUPERVISE_SECONDS,
+  });
+  await queue.start();
+  const app = roles.api
+    ? await buildApp({
+        config,
+        db: database.db,
+        engine: database.engine,
+        pglite: database.pglite,
+        secretBox: database.secretBox,
+        queue,
+      })
+    : undefined;
+  const options = loggerOptions(config.LOG_LEVEL);
+  const log = app?.log ?? pino(typeof options === 'object' ? (options as pino.LoggerOptions) : { enabled: false });
+  const engine = roles.worker
+    ? new Engine({
+        db: database.db,
+        queue,
+        secretBox: database.secretBox,
+        render: (request) => renderTemplate(database.db, request),
+        providers,
+        log,
+        concurrency: config.WORKER_CONCURRENCY,
+        fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
+      })
+    : undefined;
+  // pg-boss recovers from these (a lost connection, a failed upkeep pass) but they are worth seeing.
+  queue.onError((error) => log.warn({ err: error }, 'queue error'));
+  await engine?.start();
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests and jobs');
+    try {
+      await app?.close();
+      await queue.stop(8000);
+      await database.close();
+      log.info('shut down cleanly');
+      process.exit(0);
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (app) {
+    const firstStart = database.engine === 'embedded' && (await countWorkspaces(database.db)) === 0;
+    await app.listen({ port: config.PORT, host: config.HOST });
+    if (firstStart)
+      printCredentials(
+        config,
+        await bootstrapWorkspace(database.db, database.secretBox, { slug: FIRST_WORKSPACE, actor: null }),
+      );
+    printHowToAuthenticate(config);
+  } else {
+    log.info({ roles }, 'Herald worker started');
+  }
+}

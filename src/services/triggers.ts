@@ -1,0 +1,12 @@
+/**
+ * What the trigger routes need besides the engine's intake: the readers that turn a request record into an intake
+ * record (domain/trigger-records.ts) and the cancel of pending executions.
+ */
+export {
+  MAX_RECORDS,
+  RecordError,
+  readRecipient,
+  readTriggerRecord,
+  TRIGGER_BODY_LIMIT,
+} from '../domain/trigger-records.js';
+export { cancelExecutions } from '../repositories/executions.js';

@@ -1,0 +1,162 @@
+import type { Db, Trx } from '../db/database.js';
+import type { ActorColumn } from '../db/types.js';
+import { contentOf, hasChanges, workflowErrors } from '../domain/workflow-rules.js';
+import { badRequest, notFoundErrors } from '../errors.js';
+import type { ShownWorkflow } from '../presenters/workflows.js';
+import { findLiveCategoryNames } from '../repositories/preference-categories.js';
+import { commitWorkflowDraft, findLiveWorkflowVersion, listWorkflows } from '../repositories/workflow-versions.js';
+import {
+  deleteWorkflow as deleteWorkflowRow,
+  findWorkflow,
+  setWorkflowEnabled,
+  upsertWorkflowDraft,
+  type WorkflowRow,
+} from '../repositories/workflows.js';
+import { matcher, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
+import type { WorkflowBody } from '../schemas/workflows.js';
+
+/** A workflow to show, and the live categories it is validated against. */
+interface Answer {
+  shown: ShownWorkflow;
+  known: ReadonlySet<string>;
+}
+
+/**
+ * Workflows: authored as drafts, committed into numbered versions; the live version is what runs.
+ * Every answer carries `known`, the live categories a workflow is validated against.
+ */
+
+const isWorkflowSlug = matcher(WORKFLOW_SLUG_PATTERN);
+
+type CommitOutcome =
+  | { outcome: 'unchanged'; live: NonNullable<ShownWorkflow['live']> }
+  | { outcome: 'invalid'; errors: string[] }
+  | { outcome: 'committed'; shown: ShownWorkflow };
+
+/**
+ * The one commit path of a workflow draft, whoever asks (the commit endpoint, or an upsert with
+ * commit=true): a draft that changes nothing live is not committed; then an invalid draft is not
+ * committed; otherwise it becomes the next version. The caller holds the workflow row's lock.
+ */
+async function commitDraft(
+  trx: Trx,
+  workflow: WorkflowRow,
+  known: ReadonlySet<string>,
+  input: { commitMessage: string | null; actor: ActorColumn | null },
+): Promise<CommitOutcome> {
+  const live = await findLiveWorkflowVersion(trx, workflow);
+  if (live && !hasChanges(workflow, live)) return { outcome: 'unchanged', live };
+  const errors = workflowErrors(contentOf(workflow), known);
+  if (errors.length > 0) return { outcome: 'invalid', errors };
+  const committed = await commitWorkflowDraft(trx, workflow.id, input);
+  return { outcome: 'committed', shown: { workflow: committed.workflow, live: committed.version } };
+}
+
+export async function listWorkflowsShown(
+  db: Db,
+  workspaceId: number,
+  query: { mode: 'draft' | 'live'; slugs?: string; limit: number; offset: number },
+) {
+  const { mode, limit, offset } = query;
+  const slugs = query.slugs
+    ?.split(',')
+    .map((slug) => slug.trim())
+    .filter(Boolean);
+  const [{ rows, count }, known] = await Promise.all([
+    listWorkflows(db, workspaceId, mode, { slugs: slugs?.length ? slugs : undefined, limit, offset }),
+    findLiveCategoryNames(db, workspaceId),
+  ]);
+  const shown = rows.map(({ workflow, live }): ShownWorkflow =>
+    mode === 'live' && live ? { workflow, live } : { workflow },
+  );
+  return { shown, count, known };
+}
+
+export async function getWorkflow(db: Db, workspaceId: number, slug: string, mode: 'draft' | 'live'): Promise<Answer> {
+  const workflow = await findWorkflow(db, workspaceId, slug);
+  if (!workflow) throw notFoundErrors.workflow(slug);
+  let shown: ShownWorkflow = { workflow };
+  if (mode === 'live') {
+    const live = await findLiveWorkflowVersion(db, workflow);
+    if (!live) throw notFoundErrors.liveWorkflow(slug);
+    shown = { workflow, live };
+  }
+  return { shown, known: await findLiveCategoryNames(db, workspaceId) };
+}
+
+/** Creates a workflow or replaces its draft; with `commit`, also commits it when it is valid and changes something. */
+export async function saveWorkflowDraft(
+  trx: Trx,
+  workspaceId: number,
+  slug: string,
+  body: WorkflowBody,
+  options: { commit: boolean; commitMessage: string | null; actor: ActorColumn | null },
+): Promise<Answer> {
+  // The slug is the workflow's address, so a malformed one is refused outright rather than stored as an invalid draft.
+  if (!isWorkflowSlug(slug))
+    throw badRequest(`workflow slug '${slug}' is invalid: use lowercase letters, digits, - and _`, {
+      slug: 'is invalid',
+    });
+  const content = {
+    name: body.name,
+    description: body.description ?? null,
+    category: body.category,
+    trigger_type: body.trigger_type,
+    trigger_events: body.trigger_events ?? [],
+    tags: body.tags ?? [],
+    tree: body.tree,
+  };
+  const workflow = await upsertWorkflowDraft(trx, workspaceId, {
+    slug,
+    content,
+    isEnabled: body.is_enabled ?? undefined,
+    actor: options.actor,
+  });
+  const known = await findLiveCategoryNames(trx, workspaceId);
+  if (!options.commit) return { shown: { workflow }, known };
+  const committed = await commitDraft(trx, workflow, known, options);
+  if (committed.outcome === 'committed') return { shown: committed.shown, known };
+  return {
+    shown: committed.outcome === 'unchanged' ? { workflow, live: committed.live } : { workflow },
+    known,
+  };
+}
+
+/** PATCH …/commit/: the draft becomes the live version, or a 400 says why it cannot. */
+export async function commitWorkflow(
+  trx: Trx,
+  workspaceId: number,
+  slug: string,
+  input: { commitMessage: string | null; actor: ActorColumn | null },
+): Promise<Answer> {
+  // Locking the workflow row makes a concurrent commit of the same workflow wait, then find nothing left to commit.
+  const workflow = await findWorkflow(trx, workspaceId, slug, { lock: true });
+  if (!workflow) throw notFoundErrors.workflow(slug);
+  const known = await findLiveCategoryNames(trx, workspaceId);
+  const committed = await commitDraft(trx, workflow, known, input);
+  if (committed.outcome === 'unchanged')
+    throw badRequest(`workflow '${slug}' has no changes to commit since version ${committed.live.version_no}`);
+  if (committed.outcome === 'invalid')
+    throw badRequest(`workflow '${slug}' is invalid and cannot be committed: ${committed.errors.join('; ')}`, {
+      errors: committed.errors,
+    });
+  return { shown: committed.shown, known };
+}
+
+/** Takes effect at once, no commit needed. */
+export async function enableWorkflow(
+  db: Db,
+  workspaceId: number,
+  slug: string,
+  isEnabled: boolean,
+  actor: ActorColumn | null,
+): Promise<Answer> {
+  const workflow = await setWorkflowEnabled(db, workspaceId, slug, isEnabled, actor);
+  if (!workflow) throw notFoundErrors.workflow(slug);
+  return { shown: { workflow }, known: await findLiveCategoryNames(db, workspaceId) };
+}
+
+/** Deletes a workflow permanently: draft, live version and history. */
+export async function deleteWorkflow(db: Db, workspaceId: number, slug: string) {
+  if (!(await deleteWorkflowRow(db, workspaceId, slug))) throw notFoundErrors.workflow(slug);
+}

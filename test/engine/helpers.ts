@@ -1,0 +1,94 @@
+import type { TestApp } from '../support/app.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import { configClient } from '../management/config-helpers.js';
+import { DEFINITION } from '../base/preference-helpers.js';
+
+/** Drivers for engine tests: a workspace with preference categories live, workflows, triggers, messages. */
+
+export async function engineWorkspace(t: () => TestApp) {
+  const ws = await createWorkspaceFixture(t());
+  await configClient(t, ws).commitDefinition(DEFINITION);
+  return ws;
+}
+
+export const inbox = (template = 'welcome') => ({ name: 'Inbox', node_type: 'send_inbox', template });
+export const node = (node_type: string, fields: Record<string, unknown> = {}) => ({
+  name: node_type,
+  node_type,
+  ...fields,
+});
+
+/** Creates the workflow and commits it live; throws with the answer when the commit is refused. */
+export async function liveWorkflow(
+  t: () => TestApp,
+  ws: WorkspaceFixture,
+  slug: string,
+  nodes: unknown[],
+  overrides: Record<string, unknown> = {},
+) {
+  const config = configClient(t, ws);
+  const response = await config.postWorkflow(slug, {
+    name: slug,
+    category: 'order-updates',
+    trigger_type: 'api',
+    tree: { nodes },
+    ...overrides,
+  });
+  if (response.statusCode >= 300) throw new Error(`workflow not saved: ${response.body}`);
+  const commit = await config.commitWorkflow(slug);
+  if (commit.statusCode !== 202) throw new Error(`workflow not committed: ${commit.body}`);
+  return commit.json();
+}
+
+export function baseCall(t: () => TestApp, ws: WorkspaceFixture) {
+  return (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+    t().app.inject({ method, url, headers: ws.base, ...(payload === undefined ? {} : { payload: payload as object }) });
+}
+
+export async function trigger(t: () => TestApp, ws: WorkspaceFixture, body: unknown) {
+  return baseCall(t, ws)('POST', '/trigger/', body);
+}
+
+export async function messages(t: () => TestApp, ws: WorkspaceFixture, query = '') {
+  const response = await baseCall(t, ws)('GET', `/v1/message/${query}`);
+  if (response.statusCode !== 200) throw new Error(`list failed: ${response.body}`);
+  return response.json() as {
+    meta: { count: number; has_next: boolean; after: string | null };
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- message JSON, read freely by assertions
+    results: Record<string, any>[];
+  };
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The messages of one trigger once `count` of them have settled (no longer to_be_triggered/triggered). */
+export function settledMessages(
+  t: () => TestApp,
+  ws: WorkspaceFixture,
+  executionId: string,
+  count: number,
+  timeoutMs = 10_000,
+) {
+  return waitFor(
+    async () => {
+      const page = await messages(t, ws, `?execution_id=${executionId}&limit=1000`);
+      const settled = page.results.filter((m) => m.status !== 'to_be_triggered' && m.status !== 'triggered');
+      return settled.length >= count && page.results.length === settled.length ? page.results : undefined;
+    },
+    timeoutMs,
+    `${count} settled messages of ${executionId}`,
+  );
+}

@@ -1,0 +1,91 @@
+import { importPKCS8, SignJWT } from 'jose';
+import type { RenderOutcome, RenderRequest } from '../../src/channels/rendering.js';
+import type { TestApp } from '../support/app.js';
+import { testRenderer } from '../support/engine.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from '../engine/helpers.js';
+
+/**
+ * Inbox content from the trigger's data: the test renderer's, plus `tags`, `is_pinned`, `url` and
+ * `actions` when the data has them (what a template's inbox variant renders).
+ */
+export async function inboxRenderer(request: RenderRequest): Promise<RenderOutcome> {
+  const outcome = await testRenderer(request);
+  if (!outcome.ok || request.channel !== 'inbox') return outcome;
+  const { tags, pinned, url, actions } = request.context.data as Record<string, unknown>;
+  return {
+    ...outcome,
+    content: {
+      ...outcome.content,
+      ...(tags ? { tags } : {}),
+      ...(pinned ? { is_pinned: true } : {}),
+      ...(url ? { url } : {}),
+      ...(actions ? { actions } : {}),
+    },
+  };
+}
+
+export interface InboxWorkspace {
+  ws: WorkspaceFixture;
+  publicKey: string;
+  signingKeyPem: string;
+  /** A user token as the customer's server mints it (docs/channels.md). */
+  mint(
+    distinctId: string,
+    options?: { tenantId?: string; expiresIn?: string | number; claims?: Record<string, unknown> },
+  ): Promise<string>;
+  /** Delivers one inbox notification per recipient; resolves with the message ids once delivered. */
+  notify(recipients: string[], data?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<string[]>;
+}
+
+/** A workspace with preference categories, a public key, a signing key and a live inbox workflow. */
+export async function inboxWorkspace(t: () => TestApp): Promise<InboxWorkspace> {
+  const ws = await engineWorkspace(t);
+  const management = (method: 'POST', path: string, payload?: object) =>
+    t().app.inject({ method, url: `/management/v1/${ws.slug}/${path}`, headers: ws.management, payload });
+  const pub = await management('POST', 'ws_public_key/', { name: 'web-app' });
+  if (pub.statusCode !== 201) throw new Error(`public key: ${pub.body}`);
+  const signing = await management('POST', 'ws_signing_key/');
+  if (signing.statusCode !== 201) throw new Error(`signing key: ${signing.body}`);
+  const signingKeyPem = signing.json().private_key_pem as string;
+  const key = await importPKCS8(signingKeyPem, 'ES256');
+  await liveWorkflow(t, ws, 'feed', [inbox('note')]);
+  await liveWorkflow(t, ws, 'offers', [inbox('offer')], { category: 'offers' });
+  return {
+    ws,
+    publicKey: pub.json().api_key,
+    signingKeyPem,
+    mint: (distinctId, options = {}) =>
+      new SignJWT({
+        entity_type: 'subscriber',
+        entity_id: distinctId,
+        ...(options.tenantId ? { scope: { tenant_id: options.tenantId } } : {}),
+        ...options.claims,
+      })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuedAt()
+        .setExpirationTime(options.expiresIn ?? '1h')
+        .sign(key),
+    async notify(recipients, data = {}, extra = {}) {
+      const answer = await trigger(t, ws, { workflow: 'feed', recipients, data, ...extra });
+      if (answer.statusCode !== 202) throw new Error(`trigger: ${answer.body}`);
+      const settled = await settledMessages(t, ws, answer.json().message_id, recipients.length);
+      for (const message of settled)
+        if (message.status !== 'delivered') throw new Error(`not delivered: ${JSON.stringify(message)}`);
+      return recipients.map((r) => settled.find((m) => m.recipient.distinct_id === r)!.message_id as string);
+    },
+  };
+}
+
+/** Calls the feed as the web SDK does: the public key and the user token on every call. */
+export function feedClient(t: () => TestApp, publicKey: string, token: string) {
+  return (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+    t().app.inject({
+      method,
+      url,
+      headers: { authorization: publicKey, 'x-ss-signature': token, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload }),
+    });
+}
+
+export const storeParam = (store: object) => encodeURIComponent(JSON.stringify(store));
