@@ -11,6 +11,7 @@ import {
 } from './load.js';
 import { cpuBetween, cpuMs, type RssSampler, type Server } from './processes.js';
 import type { ApiContext, SeedOutcome } from './seed-api.js';
+import type { EngineFigures } from './scenarios-engine.js';
 
 export interface Series {
   label: string;
@@ -28,6 +29,8 @@ export interface ScenarioResult {
   series: Series[];
   /** Scenarios 1 and 6: Herald ÷ baseline req/s of each interleaved round; the headline is their median. */
   roundRatios?: number[];
+  /** Engine scenarios (8–12): figures per delivery rather than per request (bench/scenarios-engine.ts). */
+  engine?: EngineFigures[];
 }
 
 export interface ScenarioContext {

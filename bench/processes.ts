@@ -58,6 +58,34 @@ export async function startServer(input: {
   throw new Error(`${input.name} did not become ready (exit code ${child.exitCode}); last log lines:\n${tail}`);
 }
 
+/**
+ * Starts `node <args>` as a process without an HTTP port (a Herald worker) and waits until its log
+ * has a line containing `readyText`.
+ */
+export async function startBackground(input: {
+  name: string;
+  nodeArgs: string[];
+  env: Record<string, string | undefined>;
+  logFile: string;
+  readyText: string;
+}): Promise<Server> {
+  const log = openSync(input.logFile, 'a');
+  const child = spawn(process.execPath, input.nodeArgs, {
+    env: input.env as NodeJS.ProcessEnv,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (readFileSync(input.logFile, 'utf8').includes(input.readyText))
+      return { name: input.name, pid: child.pid as number, url: '', child, logFile: input.logFile };
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  const tail = readFileSync(input.logFile, 'utf8').split('\n').slice(-20).join('\n');
+  throw new Error(`${input.name} did not start (exit code ${child.exitCode}); last log lines:\n${tail}`);
+}
+
 /** SIGTERM (graceful shutdown; lets --cpu-prof write its profile), SIGKILL after 15 s. */
 export async function stopServer(server: Server) {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;

@@ -90,6 +90,7 @@ export function checkTargets(results: ScenarioResult[], peakRssMb: number, embed
     measured: scaling === undefined ? why(find(results, '7')) : `${fixed(scaling, 2)}`,
     pass: scaling === undefined ? null : scaling < 1.5,
   });
+  checks.push(...engineChecks(results, embedded));
   checks.push(
     embedded
       ? {
@@ -106,6 +107,79 @@ export function checkTargets(results: ScenarioResult[], peakRssMb: number, embed
         },
   );
   return checks;
+}
+
+const engineOf = (result: ScenarioResult | undefined, index = 0) =>
+  result?.status === 'measured' ? result.engine?.[index] : undefined;
+
+/** The engine targets of issue #19 (PostgreSQL, API + one worker). */
+function engineChecks(results: ScenarioResult[], embedded: boolean): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const eight = find(results, '8');
+  const accept = herald(eight);
+  checks.push({
+    scenario: '8',
+    target: 'trigger accept ≥ 1,500 req/s, p99 < 50 ms (c=50)',
+    measured: accept
+      ? `${int(accept.requestsPerSec)} req/s, p99 ${fixed(accept.latency.p99)} ms, ${accept.non2xx + accept.errors + accept.timeouts} non-2xx/errors`
+      : why(eight),
+    pass: accept ? accept.requestsPerSec >= 1500 && accept.latency.p99 < 50 && accept.non2xx === 0 : null,
+  });
+  const nine = engineOf(find(results, '9'));
+  checks.push({
+    scenario: '9',
+    target: 'fan-out to the inbox: last message ≤ 30 s after the 202 (≥ 3,300 deliveries/s)',
+    measured: nine ? `${fixed(nine.seconds ?? NaN)} s, ${int(nine.perSecond ?? NaN)} deliveries/s` : why(find(results, '9')),
+    pass: nine?.perSecond === undefined ? null : nine.perSecond >= 3300,
+  });
+  const eleven = engineOf(find(results, '11'));
+  checks.push({
+    scenario: '11',
+    target: 'trigger → inbox, idle: p50 < 50 ms, p99 < 200 ms',
+    measured: eleven ? `p50 ${fixed(eleven.p50 ?? NaN, 0)} ms, p99 ${fixed(eleven.p99 ?? NaN, 0)} ms` : why(find(results, '11')),
+    pass: eleven?.p50 === undefined ? null : eleven.p50 < 50 && (eleven.p99 ?? Infinity) < 200,
+  });
+  const twelve = engineOf(find(results, '12'));
+  const ratio = twelve?.perSecond && nine?.perSecond ? twelve.perSecond / nine.perSecond : undefined;
+  checks.push({
+    scenario: '12',
+    target: 'a second worker: ≥ 1.6 × deliveries/s',
+    measured: ratio === undefined ? why(find(results, '12')) : `${fixed(ratio, 2)} ×`,
+    pass: ratio === undefined ? null : ratio >= 1.6,
+  });
+  const peaks = results.flatMap((r) => r.engine ?? []);
+  const api = Math.max(0, ...peaks.map((f) => f.apiPeakRssMb ?? 0));
+  const worker = Math.max(0, ...peaks.map((f) => f.workerPeakRssMb ?? 0));
+  if (!embedded && peaks.length > 0)
+    checks.push({
+      scenario: '8–12',
+      target: 'peak RSS of the API and of a worker < 250 MB each',
+      measured: `API ${fixed(api)} MB, worker ${fixed(worker)} MB`,
+      pass: api < 250 && worker < 250,
+    });
+  return checks;
+}
+
+function engineRows(results: ScenarioResult[]): string[] {
+  const rows = results.flatMap((r) => (r.engine ?? []).map((f) => ({ id: r.id, title: r.title, f })));
+  if (rows.length === 0) return [];
+  const optional = (value: number | undefined, digits = 0) => (value === undefined ? '–' : fixed(value, digits));
+  const lines = [
+    '### Engine',
+    '',
+    '"msgs" is the messages written (one per recipient and channel, refusals included); "/s" deliveries per second from the 202 to the last ' +
+      'message settled (scenario 8: triggers accepted per second). CPU per message (µs): the API process, the worker process(es) and the ' +
+      'PostgreSQL backends, over the whole run: what a delivery costs, whatever else the machine was doing.',
+    '',
+    '| # | scenario | what | msgs | s | /s | p50 ms | p99 ms | CPU µs/msg: API | workers | DB | API RSS | worker RSS | notes |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const { id, title, f } of rows)
+    lines.push(
+      `| ${id} | ${title} | ${f.what} | ${f.messages === undefined ? '–' : int(f.messages)} | ${optional(f.seconds, 1)} | ${f.perSecond === undefined ? '–' : int(f.perSecond)} | ${optional(f.p50)} | ${optional(f.p99)} | ${optional(f.cpuUsPerMessage?.api)} | ${optional(f.cpuUsPerMessage?.workers)} | ${optional(f.cpuUsPerMessage?.database)} | ${optional(f.apiPeakRssMb)} | ${optional(f.workerPeakRssMb)} | ${f.note ?? ''} |`,
+    );
+  lines.push('');
+  return lines;
 }
 
 const verdict = (pass: boolean | null) => (pass === null ? '–' : pass ? 'pass' : '**FAIL**');
@@ -173,6 +247,7 @@ export function renderReport(info: RunInfo, results: ScenarioResult[], checks: T
     `Herald's peak RSS over the whole run (kernel VmHWM, seeding included): ${fixed(info.heraldPeakRssMb)} MB.`,
     '',
   );
+  lines.push(...engineRows(results));
   const skipped = results.filter((r) => r.status !== 'measured');
   if (skipped.length > 0) {
     lines.push('### Not measured in this run', '');

@@ -11,7 +11,16 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { parseOptions, wants, type BenchOptions } from './options.js';
 import { prepareDatabase, seedScaleUsers, type Timed } from './prepare.js';
-import { databaseCpuMs, RssSampler, startServer, stopServer, type Server } from './processes.js';
+import { databaseCpuMs, RssSampler, startBackground, startServer, stopServer, type Server } from './processes.js';
+import {
+  fanOuts,
+  idleLatency,
+  seedEngine,
+  startSink,
+  triggerAccept,
+  twoByTwo,
+  type EngineContext,
+} from './scenarios-engine.js';
 import { checkTargets, renderReport, type RunInfo } from './report.js';
 import { readPath, listWorkspaceKeys } from './scenarios-read.js';
 import { addSubscriptions, bulkPreferences, segmentDryRun, subscriptionScaling } from './scenarios-write.js';
@@ -57,7 +66,11 @@ const gitCommit = () => {
   }
 };
 
-async function runScenarios(options: BenchOptions, ctx: ScenarioContext): Promise<ScenarioResult[]> {
+async function runScenarios(
+  options: BenchOptions,
+  ctx: ScenarioContext,
+  engine: () => Promise<EngineContext>,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const step = async (ids: string[], title: string, work: () => Promise<ScenarioResult | ScenarioResult[]>) => {
     if (!ids.some((id) => wants(options, id))) return;
@@ -76,6 +89,25 @@ async function runScenarios(options: BenchOptions, ctx: ScenarioContext): Promis
   );
   await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
   await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
+  // The engine's scenarios run before 2 and 3, whose writes change subscriptions and preferences.
+  if (['8', '9', '10', '11', '12'].some((id) => wants(options, id))) {
+    const sink = await startSink();
+    try {
+      const ectx = await engine();
+      const seeded = await seedEngine(ctx.main, sink.url);
+      if (seeded) throw new Error(`seeding the engine scenarios failed: ${seeded}`);
+      await step(['11'], 'trigger → inbox latency, idle', () => idleLatency(ectx));
+      await step(['8'], 'trigger accept', () => triggerAccept(ectx));
+      await step(['9', '10'], 'fan-out', () =>
+        fanOuts(ectx, { inbox: wants(options, '9') || wants(options, '12'), webhook: wants(options, '10') }, sink),
+      );
+      await step(['12'], 'two APIs and two workers', () =>
+        twoByTwo(ectx, results.find((r) => r.id === '9')?.engine?.[0]),
+      );
+    } finally {
+      await sink.close();
+    }
+  }
   await step(['2'], 'add subscriptions', () => addSubscriptions(ctx));
   await step(['3'], 'bulk preferences', () => bulkPreferences(ctx));
   return results.sort((a, b) => a.id.localeCompare(b.id));
@@ -161,7 +193,41 @@ async function main() {
       seedMainThroughApi(api(prepared.main), options.sizes, log),
     );
     seeding.push(...mainSeeds);
-    const results = await runScenarios(options, context(mainSeeds));
+    const workers = new WorkerPool(options, tmp, secretKey);
+    let secondApi: HeraldProcess | undefined;
+    const engineContext = async (): Promise<EngineContext> => ({
+      ...context(mainSeeds),
+      embedded: options.embedded,
+      workers: (count) => (options.embedded ? Promise.resolve() : workers.ensure(count)),
+      enginePids: () => [herald.server.pid, ...(secondApi ? [secondApi.server.pid] : []), ...workers.pids()],
+      workerPeaks: (reset) => workers.peaks(reset),
+      secondApi: async () => {
+        if (options.embedded) return undefined;
+        if (secondApi) return secondApi.server;
+        secondApi = new HeraldProcess(options, tmp, dataDir, secretKey, 'herald-2');
+        return secondApi.start();
+      },
+      ...(statsClient
+        ? {
+            query: <R>(text: string, values?: unknown[]) =>
+              statsClient.query(text, values) as unknown as Promise<{ rows: R[] }>,
+            listen: async (onPayload: (payload: string) => void) => {
+              const listener = new pg.Client({ connectionString: options.databaseUrl, application_name: 'herald-bench-stats' });
+              await listener.connect();
+              listener.on('notification', (n) => n.payload !== undefined && onPayload(n.payload));
+              await listener.query('listen herald_inbox');
+              return () => listener.end();
+            },
+          }
+        : {}),
+    });
+    let results: ScenarioResult[];
+    try {
+      results = await runScenarios(options, context(mainSeeds), engineContext);
+    } finally {
+      if (secondApi) await secondApi.stop();
+      await workers.stop();
+    }
     if (wants(options, '7')) {
       let scaleSeeds: SeedOutcome[] = [];
       if (mainSeeds.find((seed) => seed.what.startsWith('objects'))?.available) {
@@ -225,6 +291,7 @@ class HeraldProcess {
     private readonly tmp: string,
     private readonly dataDir: string,
     private readonly secretKey: string,
+    private readonly logName = 'herald',
   ) {}
 
   get server(): Server {
@@ -260,8 +327,11 @@ class HeraldProcess {
         // The load generator is one credential sending thousands of requests a second: the
         // per-credential rate limit would answer 429 and measure nothing else.
         RATE_LIMIT_MAX: '0',
+        // On PostgreSQL the API and the workers run apart (`herald serve` / `herald worker`): the
+        // engine scenarios start their workers themselves. Embedded storage is one process.
+        ...(options.embedded ? {} : { HERALD_ROLE: 'api' }),
       },
-      logFile: join(this.tmp, 'herald.log'),
+      logFile: join(this.tmp, `${this.logName}.log`),
       readyPath: '/readyz',
     });
     this.#sampler = new RssSampler(this.#server.pid);
@@ -275,6 +345,69 @@ class HeraldProcess {
     await stopServer(this.#server);
     this.#server = undefined;
     this.#sampler = undefined;
+  }
+}
+
+/** Worker processes (`HERALD_ROLE=worker`, as `herald worker` runs), started as the engine scenarios need them. */
+class WorkerPool {
+  #running: { server: Server; sampler: RssSampler }[] = [];
+  peakRssMb = 0;
+
+  constructor(
+    private readonly options: BenchOptions,
+    private readonly tmp: string,
+    private readonly secretKey: string,
+  ) {}
+
+  async ensure(count: number) {
+    while (this.#running.length > count) {
+      const last = this.#running.pop()!;
+      this.peakRssMb = Math.max(this.peakRssMb, last.sampler.highWaterMark(), last.sampler.peak());
+      last.sampler.stop();
+      await stopServer(last.server);
+    }
+    while (this.#running.length < count) {
+      const index = this.#running.length + 1;
+      const profileDir = join(ROOT, 'bench', 'results', 'profiles');
+      if (this.options.profile) mkdirSync(profileDir, { recursive: true });
+      const env: Record<string, string | undefined> = { ...process.env };
+      delete env.PORT;
+      const server = await startBackground({
+        name: `worker ${index}`,
+        nodeArgs: [
+          ...startFlags(),
+          ...(this.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+          join(ROOT, 'dist', 'src', 'main.js'),
+        ],
+        env: {
+          ...env,
+          DATABASE_URL: this.options.databaseUrl,
+          SECRET_KEY: this.secretKey,
+          LOG_LEVEL: this.options.logLevel,
+          HERALD_ROLE: 'worker',
+        },
+        logFile: join(this.tmp, `worker-${index}-${Date.now()}.log`),
+        readyText: 'Herald worker started',
+      });
+      this.#running.push({ server, sampler: new RssSampler(server.pid) });
+    }
+  }
+
+  pids() {
+    return this.#running.map((w) => w.server.pid);
+  }
+
+  peaks(reset = false) {
+    return this.#running.map((w) => {
+      const peak = w.sampler.peak();
+      this.peakRssMb = Math.max(this.peakRssMb, peak);
+      if (reset) w.sampler.reset();
+      return peak;
+    });
+  }
+
+  async stop() {
+    await this.ensure(0);
   }
 }
 

@@ -83,7 +83,7 @@ export async function runHerald(config: Config, roles: Roles) {
         db: database.db,
         queue,
         secretBox: database.secretBox,
-        render: (request) => renderTemplate(database.db, request),
+        render: (request, db) => renderTemplate(db ?? database.db, request),
         providers,
         log,
         concurrency: config.WORKER_CONCURRENCY,

@@ -19,7 +19,8 @@ import { loadNamespaces, loadRecipient } from './run-context.js';
  * exponential with jitter, at most 8 attempts within an hour; the last failure is `delivery_failure`.
  */
 
-export type Renderer = (request: RenderRequest) => Promise<RenderOutcome>;
+/** Renders one message; `db` is the handle to read templates with (a run step's transaction), else the renderer's own. */
+export type Renderer = (request: RenderRequest, db?: Db) => Promise<RenderOutcome>;
 
 export interface DeliveryDeps {
   db: Db;

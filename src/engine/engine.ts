@@ -4,7 +4,7 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { QUEUES, type Queue } from './queue.js';
 import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
-import { advanceRun } from './runner.js';
+import { advanceRun, stepRuns } from './runner.js';
 
 /**
  * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
@@ -29,8 +29,10 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
-const BATCH = (concurrency: number) =>
-  ({ localConcurrency: concurrency, batchSize: BATCH_SIZE, burstWhenBatchFull: true, perJobResults: true }) as const;
+/** Run jobs come in larger batches: their steps share one transaction and set-based reads and writes. */
+const RUN_BATCH_SIZE = 100;
+const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
+  ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
 export class Engine {
   private readonly now: () => number;
@@ -79,12 +81,30 @@ export class Engine {
       BATCH(concurrency),
       this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
     );
-    const runner = { db, queue, now: this.now, httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000 };
-    await queue.work<{ runId: string }>(
-      QUEUES.run,
-      BATCH(concurrency),
-      this.handle(QUEUES.run, (data) => advanceRun(runner, data.runId)),
-    );
+    const render = this.options.render;
+    const runner = {
+      db,
+      queue,
+      now: this.now,
+      httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
+      render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
+    };
+    const one = this.handle<{ runId: string }>(QUEUES.run, (data) => advanceRun(runner, data.runId));
+    await queue.work<{ runId: string }>(QUEUES.run, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
+      if (jobs.length < 2) return one(jobs);
+      let rest: Awaited<ReturnType<typeof stepRuns>>;
+      try {
+        rest = await stepRuns(
+          runner,
+          jobs.map((job) => job.data.runId),
+        );
+      } catch (error) {
+        // One run's failure must not hold back the others: each goes on its own, and only the failing one is retried.
+        this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
+        return one(jobs);
+      }
+      return this.handle<{ runId: string }>(QUEUES.run, (data) => rest(data.runId))(jobs);
+    });
     const delivery = {
       db,
       queue,

@@ -32,6 +32,23 @@ const channelValues = (channels: Record<string, unknown[]>) =>
     ]),
   );
 
+type TenantRow = Awaited<ReturnType<typeof findTenantSettings>>[number];
+type UserLike = { id: number; properties: Record<string, unknown>; channels: Record<string, unknown[]> } | undefined;
+
+/** A user run's recipient: the stored user (if any) under the run's inline (transient) properties and channels. */
+export function userRecipient(run: LockedRun, user: UserLike): RunRecipient {
+  const inline = run.inline as { properties?: Record<string, unknown>; channels?: Record<string, unknown[]> } | null;
+  return {
+    type: 'user',
+    distinct_id: run.distinct_id,
+    object_type: null,
+    object_id: null,
+    userId: user?.id ?? null,
+    properties: { ...(user?.properties ?? {}), ...(inline?.properties ?? {}) },
+    channels: { ...(user?.channels ?? {}), ...(inline?.channels ?? {}) },
+  };
+}
+
 export async function loadRecipient(db: Db, run: LockedRun): Promise<RunRecipient> {
   if (run.recipient_type === 'object') {
     const object = await findObject(db, run.workspace_id, { objectType: run.object_type!, objectId: run.object_id! });
@@ -45,33 +62,25 @@ export async function loadRecipient(db: Db, run: LockedRun): Promise<RunRecipien
       channels: object?.channels ?? {},
     };
   }
-  const user = await findUserByDistinctId(db, run.workspace_id, run.distinct_id!);
-  const inline = run.inline as { properties?: Record<string, unknown>; channels?: Record<string, unknown[]> } | null;
-  return {
-    type: 'user',
-    distinct_id: run.distinct_id,
-    object_type: null,
-    object_id: null,
-    userId: user?.id ?? null,
-    properties: { ...(user?.properties ?? {}), ...(inline?.properties ?? {}) },
-    channels: { ...(user?.channels ?? {}), ...(inline?.channels ?? {}) },
-  };
+  return userRecipient(run, await findUserByDistinctId(db, run.workspace_id, run.distinct_id!));
 }
 
-export async function loadNamespaces(
-  db: Db,
+export type RunNamespaces = Namespaces & { tenantSettings: Record<string, unknown> };
+
+/** The namespaces conditions and templates read, from what was loaded for the run. */
+export function namespacesOf(
   run: LockedRun,
   recipient: RunRecipient,
-): Promise<Namespaces & { tenantSettings: Record<string, unknown> }> {
+  tenant: TenantRow | undefined,
+  actorUser: UserLike,
+): RunNamespaces {
   const actorRecipient = run.actor as Recipient | null;
-  const [tenant] = await findTenantSettings(db, run.workspace_id, [run.tenant_id]);
   let actor: Record<string, unknown> | null = null;
   if (actorRecipient && actorRecipient.kind === 'user') {
-    const user = await findUserByDistinctId(db, run.workspace_id, actorRecipient.distinctId);
     actor = {
       distinct_id: actorRecipient.distinctId,
-      ...(user?.properties ?? {}),
-      ...(user ? channelValues(user.channels) : {}),
+      ...(actorUser?.properties ?? {}),
+      ...(actorUser ? channelValues(actorUser.channels) : {}),
       ...(actorRecipient.transient ? (actorRecipient.inline ?? {}) : {}),
     };
   }
@@ -91,4 +100,17 @@ export async function loadNamespaces(
     $workflow: { slug: run.workflow_slug, version_no: run.version_no, category: run.category },
     tenantSettings: settings,
   };
+}
+
+/** The distinct_id of the run's actor, when it is a user. */
+export const actorDistinctId = (run: LockedRun) => {
+  const actor = run.actor as Recipient | null;
+  return actor && actor.kind === 'user' ? actor.distinctId : undefined;
+};
+
+export async function loadNamespaces(db: Db, run: LockedRun, recipient: RunRecipient): Promise<RunNamespaces> {
+  const [tenant] = await findTenantSettings(db, run.workspace_id, [run.tenant_id]);
+  const actorId = actorDistinctId(run);
+  const actorUser = actorId !== undefined ? await findUserByDistinctId(db, run.workspace_id, actorId) : undefined;
+  return namespacesOf(run, recipient, tenant, actorUser);
 }

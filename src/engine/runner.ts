@@ -1,16 +1,14 @@
 import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
-import { loadPreferenceState } from '../services/user-preferences.js';
-import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
 import { lockRun, saveRunProgress } from '../repositories/runs.js';
-import { findActiveVendors } from '../repositories/vendors.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
 import type { DeliveryFacts, RunContext } from './nodes/types.js';
 import { QUEUES, type Queue } from './queue.js';
 import { applyRateLimit } from './ratelimit.js';
-import { loadNamespaces, loadRecipient, runTree } from './run-context.js';
+import { runTree } from './run-context.js';
+import { batchRunScope, singleRunScope, type RunScope, type StepRenderer } from './run-scope.js';
 
 /**
  * Moves one run through its tree (docs/spec/engine.md §3). Each step runs in one transaction with the
@@ -24,6 +22,8 @@ export interface RunnerDeps {
   queue: Queue;
   now: () => number;
   httpTimeoutMs: number;
+  /** Renders inbox messages in the step (src/engine/run-scope.ts). */
+  render: StepRenderer;
 }
 
 const RUNNABLE = new Set(['running', 'waiting']);
@@ -31,11 +31,11 @@ const samePosition = (a: Position, b: Position) => a.length === b.length && a.ev
 
 type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; position: Position };
 
-async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutcome> {
-  const run = await lockRun(trx, runId);
+async function step(deps: RunnerDeps, trx: Trx, runId: string, scope: RunScope): Promise<StepOutcome> {
+  const run = await scope.lock(runId);
   if (!run || !RUNNABLE.has(run.status)) return null;
   if (run.execution_status === 'cancelled') {
-    await saveRunProgress(trx, runId, { status: 'cancelled', position: run.position });
+    await scope.save(runId, { status: 'cancelled', position: run.position });
     return null;
   }
   const now = deps.now();
@@ -43,35 +43,17 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
   if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + 1000) return null;
   const tree = await runTree(trx, run);
   const refs = nodeRefs(tree);
-  const recipient = await loadRecipient(trx, run);
-  const namespaces = await loadNamespaces(trx, run, recipient);
+  const recipient = await scope.recipient(run);
+  const namespaces = await scope.namespaces(run, recipient);
   if (samePosition(run.position, [0]) && run.status === 'running' && tree && typeof tree === 'object') {
     if (!conditionsHold((tree as { conditions?: unknown }).conditions, namespaces)) {
-      await saveRunProgress(trx, runId, { status: 'skipped', position: run.position });
+      await scope.save(runId, { status: 'skipped', position: run.position });
       return null;
     }
     await applyRateLimit(trx, run, tree, now);
   }
   let facts: DeliveryFacts | undefined;
-  const deliveryFacts = async () => {
-    if (facts) return facts;
-    const [live, vendors] = [
-      await findLivePreferenceCategories(trx, run.workspace_id),
-      await findActiveVendors(trx, run.workspace_id),
-    ];
-    const preferences =
-      recipient.userId !== null
-        ? await loadPreferenceState(trx, recipient.userId, run.tenant_id)
-        : { choices: new Map(), restricted: new Set<string>() };
-    const blocked = namespaces.tenantSettings.blocked_channels;
-    facts = {
-      roots: live.root_categories,
-      preferences,
-      blockedChannels: Array.isArray(blocked) ? (blocked as string[]) : [],
-      vendors,
-    };
-    return facts;
-  };
+  const deliveryFacts = async () => (facts ??= await scope.facts(run, recipient, namespaces));
 
   let position = settle(tree, run.position);
   while (position !== null) {
@@ -79,7 +61,7 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
     const handler = NODE_HANDLERS[node.node_type];
     if (!handler) {
       // Commit-time validation refuses such trees; a legacy tree could still hold one.
-      await saveRunProgress(trx, runId, { status: 'failed', position });
+      await scope.save(runId, { status: 'failed', position });
       return null;
     }
     const context: RunContext = {
@@ -94,6 +76,7 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
       recipient,
       now,
       deliveryFacts,
+      writeMessages: (messages) => scope.writeMessages(run, recipient, namespaces, messages),
       httpTimeoutMs: deps.httpTimeoutMs,
     };
     const result = await handler(context);
@@ -101,7 +84,7 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
     else if (result.kind === 'jump') position = result.position;
     else if (result.kind === 'wait') {
       const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
-      await saveRunProgress(trx, runId, { status: 'waiting', position: next, resumeAt: result.until });
+      await scope.save(runId, { status: 'waiting', position: next, resumeAt: result.until });
       await deps.queue.send(
         trx,
         QUEUES.run,
@@ -110,14 +93,14 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
       );
       return null;
     } else if (result.kind === 'stop') {
-      await saveRunProgress(trx, runId, { status: result.status, position });
+      await scope.save(runId, { status: result.status, position });
       return null;
     } else {
-      await saveRunProgress(trx, runId, { status: 'running', position });
+      await scope.save(runId, { status: 'running', position });
       return { perform: result.perform, position };
     }
   }
-  await saveRunProgress(trx, runId, { status: 'completed', position: run.position });
+  await scope.save(runId, { status: 'completed', position: run.position });
   return null;
 }
 
@@ -135,12 +118,45 @@ async function storeCall(trx: Db, runId: string, position: Position, output: Rec
   return true;
 }
 
-export async function advanceRun(deps: RunnerDeps, runId: string) {
-  for (;;) {
-    const outcome = await deps.db.transaction().execute((trx) => step(deps, trx, runId));
-    if (!outcome) return;
+/** After a step stopped at an outside call: the call, its answer stored, and the next steps, until the run waits or ends. */
+async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutcome) {
+  while (outcome) {
     const output = await outcome.perform();
-    const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, outcome.position, output));
+    const current = outcome;
+    const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, current.position, output));
     if (!moved) return;
+    outcome = await deps.db.transaction().execute(async (trx) => {
+      const scope = singleRunScope(trx, deps);
+      const next = await step(deps, trx, runId, scope);
+      await scope.flush();
+      return next;
+    });
   }
+}
+
+export async function advanceRun(deps: RunnerDeps, runId: string) {
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const scope = singleRunScope(trx, deps);
+    const next = await step(deps, trx, runId, scope);
+    await scope.flush();
+    return next;
+  });
+  await continueAfter(deps, runId, outcome);
+}
+
+/**
+ * Many runs' steps in one transaction (a fetched batch of run jobs): a fixed number of statements
+ * for the batch's reads and writes, whatever its size (src/engine/run-scope.ts). Returns what is
+ * left to do for each run after the commit: its outside call, if its step stopped at one.
+ */
+export async function stepRuns(deps: RunnerDeps, runIds: string[]) {
+  const ids = [...new Set(runIds)].sort();
+  const outcomes = await deps.db.transaction().execute(async (trx) => {
+    const scope = await batchRunScope(trx, deps, ids);
+    const results = new Map<string, StepOutcome>();
+    for (const id of ids) results.set(id, await step(deps, trx, id, scope));
+    await scope.flush();
+    return results;
+  });
+  return (runId: string) => continueAfter(deps, runId, outcomes.get(runId) ?? null);
 }

@@ -25,6 +25,15 @@ export interface NewMessage {
   reason: string | null;
   vendor: { name: string; nickname: string | null } | null;
   template_slug: string | null;
+  /** A message delivered as it is recorded (the inbox): its outcome, written by the same insert. */
+  delivered?: {
+    status: string;
+    reason: string | null;
+    content: Record<string, unknown> | null;
+    template: Record<string, unknown> | null;
+    error: unknown;
+    attempts: unknown[];
+  };
 }
 
 /**
@@ -36,16 +45,32 @@ export async function insertMessages(trx: Db, workspaceId: number, messages: New
   return trx
     .insertInto('messages')
     .values(
-      messages.map(({ template_slug, ...m }) => ({
+      messages.map(({ template_slug, delivered, ...m }) => ({
         ...m,
         workspace_id: workspaceId,
         channel_identity: m.channel_identity === undefined ? null : JSON.stringify(m.channel_identity),
         vendor: m.vendor === null ? null : JSON.stringify(m.vendor),
-        template: template_slug === null ? null : JSON.stringify({ slug: template_slug }),
+        template: delivered?.template
+          ? JSON.stringify(delivered.template)
+          : template_slug === null
+            ? null
+            : JSON.stringify({ slug: template_slug }),
+        ...(delivered
+          ? {
+              status: delivered.status,
+              reason: delivered.reason,
+              content: delivered.content === null ? null : JSON.stringify(delivered.content),
+              error: delivered.error === null ? null : JSON.stringify(delivered.error),
+              attempts: JSON.stringify(delivered.attempts),
+              ...(delivered.status === 'delivered'
+                ? { triggered_at: sql<Date>`now()`, sent_at: sql<Date>`now()`, delivered_at: sql<Date>`now()` }
+                : {}),
+            }
+          : {}),
       })),
     )
     .onConflict((oc) => oc.columns(['run_id', 'node_ref', 'channel']).doNothing())
-    .returning(['id', 'status', 'channel'])
+    .returning(['id', 'status', 'channel', 'distinct_id', 'tenant_id', 'recipient_type'])
     .execute();
 }
 

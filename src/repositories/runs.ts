@@ -33,7 +33,7 @@ export async function insertRuns(trx: Db, workspaceId: number, executionId: stri
     .execute();
 }
 
-const selectRun = (db: Db, runId: string) =>
+const runColumns = (db: Db) =>
   db
     .selectFrom('workflow_runs as r')
     .innerJoin('executions as e', 'e.id', 'r.execution_id')
@@ -63,11 +63,23 @@ const selectRun = (db: Db, runId: string) =>
       'e.tenant_id',
       'e.idempotency_key',
       'e.status as execution_status',
-    ])
-    .where('r.id', '=', runId);
+    ]);
+const selectRun = (db: Db, runId: string) => runColumns(db).where('r.id', '=', runId);
 
 /** The run with its execution, locked until the transaction ends: one worker at a time moves a run. */
 export const lockRun = (trx: Db, runId: string) => selectRun(trx, runId).forUpdate('r').executeTakeFirst();
+
+/** Many runs locked in one statement, in id order (every batch locks in that order: no deadlock between workers). */
+export const lockRuns = (trx: Db, runIds: string[]) =>
+  runColumns(trx)
+    .where(
+      'r.id',
+      'in',
+      sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(runIds)}::jsonb) as ids(value))`,
+    )
+    .orderBy('r.id')
+    .forUpdate('r')
+    .execute();
 export const findRun = (db: Db, runId: string) => selectRun(db, runId).executeTakeFirst();
 export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 
@@ -87,6 +99,23 @@ export async function saveRunProgress(
     })
     .where('id', '=', runId)
     .execute();
+}
+
+export type RunProgress = { status: string; position: number[]; resumeAt?: Date | null };
+
+/** The progress of many runs in one statement (a batch of run steps). */
+export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: string })[]) {
+  if (progress.length === 0) return;
+  const rows = progress.map((p) => ({
+    id: p.id,
+    status: p.status,
+    position: p.position,
+    resume_at: p.resumeAt ? p.resumeAt.toISOString() : null,
+  }));
+  await sql`update workflow_runs r set status = w.status, position = w.position, resume_at = w.resume_at,
+      updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz)
+    where r.id = w.id`.execute(trx);
 }
 
 /** One page of an object's subscribers after `after` (a subscription id), users and child objects. */

@@ -88,6 +88,40 @@ export async function findPreferenceRows(db: Db, userId: number, tenantId: strin
   return { channels, categories };
 }
 
+/** The stored preference rows of many users in one tenant, two statements whatever their number. */
+export async function findPreferenceRowsOfUsers(db: Db, userIds: number[], tenantId: string) {
+  const byUser = new Map<number, Awaited<ReturnType<typeof findPreferenceRows>>>(
+    userIds.map((id) => [id, { channels: [], categories: [] }]),
+  );
+  if (userIds.length === 0) return byUser;
+  const ids = sql<number>`(select value::int from jsonb_array_elements_text(${JSON.stringify(userIds)}::jsonb) as ids(value))`;
+  const [channels, categories] = await Promise.all([
+    db
+      .selectFrom('user_channel_preferences')
+      .select(['user_id', 'channel', 'is_restricted'])
+      .where('user_id', 'in', ids)
+      .where('tenant_id', '=', tenantId)
+      .execute(),
+    db
+      .selectFrom('user_category_preferences')
+      .select([
+        'user_id',
+        'category',
+        'preference',
+        'opt_in_channels',
+        'opt_out_channels',
+        'digest_schedule',
+        'properties',
+      ])
+      .where('user_id', 'in', ids)
+      .where('tenant_id', '=', tenantId)
+      .execute(),
+  ]);
+  for (const { user_id, ...row } of channels) byUser.get(user_id)?.channels.push(row);
+  for (const { user_id, ...row } of categories) byUser.get(user_id)?.categories.push(row);
+  return byUser;
+}
+
 /** Forgets the users' channel restrictions and/or category choices in one tenant: one statement each. */
 export async function deletePreferences(
   trx: Trx,

@@ -33,6 +33,17 @@ export async function findUserByDistinctId(db: Db, workspaceId: number, distinct
 const textList = (values: string[]) =>
   sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
 
+/** The named users of a workspace (unlocked); absent ones are missing from the result. One statement. */
+export function findUsersByDistinctIds(db: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
+  if (distinctIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('distinct_id', 'in', textList(distinctIds))
+    .execute();
+}
+
 /**
  * Locks the named users for update. Every path locks users in distinct_id order (the database's
  * collation), so concurrent batches, edits and deletions never deadlock on them.

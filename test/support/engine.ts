@@ -77,7 +77,8 @@ export async function startTestEngine(
       db: handle.db,
       queue,
       secretBox,
-      render: options.renderer === 'templates' ? (request) => renderTemplate(handle.db, request) : testRenderer,
+      render:
+        options.renderer === 'templates' ? (request, db) => renderTemplate(db ?? handle.db, request) : testRenderer,
       providers,
       log,
       retryDelayScale: 0.02,

@@ -1,17 +1,15 @@
 import { newUlid } from '../../ids.js';
 import { field } from '../../domain/workflow-tree.js';
 import { readExpression } from '../../domain/paths.js';
-import { insertMessages, type NewMessage } from '../../repositories/messages.js';
+import type { NewMessage } from '../../repositories/messages.js';
 import { decidePreference } from '../../domain/preference-evaluation.js';
 import { channelIdentity, decideDelivery } from '../decision.js';
-import { jobId } from '../job-ids.js';
-import { QUEUES } from '../queue.js';
 import type { NodeHandler, RunContext } from './types.js';
 
 /**
- * Every delivery node: one message per channel, decided (§4) and recorded in one statement, and a
- * delivery job for each message the decision let through. Rendering and sending happen in that job,
- * outside the run's transaction.
+ * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message
+ * the decision let through is stored at once (inbox) or gets a delivery job, which renders and sends
+ * it outside the run's transaction.
  */
 export async function deliver(context: RunContext, channels: readonly string[]) {
   const { run, recipient, node } = context;
@@ -50,14 +48,7 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
       template_slug: typeof template === 'string' ? template : null,
     };
   });
-  const inserted = await insertMessages(context.trx, run.workspace_id, messages);
-  await context.queue.sendMany(
-    context.trx,
-    QUEUES.deliver,
-    inserted
-      .filter((m) => m.status === 'to_be_triggered')
-      .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
-  );
+  await context.writeMessages(messages);
 }
 
 export const deliveryNode =

@@ -4,6 +4,7 @@ import type { Position } from '../../domain/workflow-tree.js';
 import type { PreferenceState } from '../../domain/preference-evaluation.js';
 import type { RootCategories } from '../../schemas/preference-categories.js';
 import type { LockedRun } from '../../repositories/runs.js';
+import type { NewMessage } from '../../repositories/messages.js';
 import type { Queue } from '../queue.js';
 
 /** What a node sees of its run: the locked run, its recipient, the namespaces conditions read. */
@@ -20,6 +21,8 @@ export interface RunContext {
   now: number;
   /** Loaded once per run step, when a delivery node first needs them. */
   deliveryFacts(): Promise<DeliveryFacts>;
+  /** Records a delivery step's messages (one per channel) and starts their delivery (src/engine/run-scope.ts). */
+  writeMessages(messages: NewMessage[]): Promise<void>;
   /** Timeout of an httpapi_webhook call. */
   httpTimeoutMs: number;
 }

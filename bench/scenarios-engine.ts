@@ -1,0 +1,488 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ORGANIZATION, randomInts, userId } from './data.js';
+import { runLoad, send, type LoadFigures, type RequestSpec } from './load.js';
+import { cycle, measure, missingSeed, notRun, probe, type ScenarioContext, type ScenarioResult } from './measure.js';
+import { cpuBetween, cpuMs, type Server } from './processes.js';
+import { base, management, type ApiContext } from './seed-api.js';
+
+/**
+ * The engine's scenarios (issue #19): Herald's API and worker(s) as separate processes on
+ * PostgreSQL (one process on the embedded engine). Each figure is taken from outside, as a user
+ * would see it: the 202, then the messages as they settle. CPU per delivery adds the API's, the
+ * workers' and the database backends' CPU over the whole fan-out, divided by the messages written.
+ */
+
+/** What the engine scenarios need beyond the request scenarios' context. */
+export interface EngineContext extends ScenarioContext {
+  embedded: boolean;
+  /** Worker processes (PostgreSQL): make `count` of them run; on the embedded engine a no-op. */
+  workers(count: number): Promise<void>;
+  /** Every process doing engine work now (the API's and the workers'). */
+  enginePids(): number[];
+  /** Peak RSS (sampled) of each worker since its last reset, MB. */
+  workerPeaks(reset?: boolean): number[];
+  /** A second API process (PostgreSQL only), for the 2 × API + 2 × worker step. */
+  secondApi(): Promise<Server | undefined>;
+  /** The stats connection (PostgreSQL only): its own CPU is not counted. */
+  query?: <R>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
+  /** A LISTEN on herald_inbox (PostgreSQL only). */
+  listen?: (onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
+}
+
+/** Figures of one engine run, as the report prints them. */
+export interface EngineFigures {
+  what: string;
+  messages?: number;
+  seconds?: number;
+  perSecond?: number;
+  cpuUsPerMessage?: { api: number; workers: number; database?: number };
+  p50?: number;
+  p99?: number;
+  apiPeakRssMb?: number;
+  workerPeakRssMb?: number;
+  note?: string;
+}
+
+export const ENGINE_TEMPLATE = 'bench-note';
+export const WORKFLOWS = { inbox: 'bench-inbox', email: 'bench-email' } as const;
+const SINK_SECRET = 'bench-sink-secret-0123456789';
+
+/** A local receiver for the webhook provider: counts every POST and when the last one came. */
+export async function startSink() {
+  let count = 0;
+  let last = 0;
+  const ids = new Set<string>();
+  let duplicates = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      count += 1;
+      last = Date.now();
+      try {
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message_id?: string }).message_id ?? '';
+        if (ids.has(id)) duplicates += 1;
+        else ids.add(id);
+      } catch {
+        // counted anyway
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    stats: () => ({ count, last, duplicates }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const ok = (status: number) => status >= 200 && status < 300;
+
+/** The template, the two workflows and the email vendor (webhook to the sink), through Herald's API. */
+export async function seedEngine(api: ApiContext, sinkUrl: string): Promise<string | undefined> {
+  const v2 = (method: RequestSpec['method'], path: string, body?: unknown) =>
+    send(api.url, {
+      ...management(api, method, path, body),
+      path: `${api.managementPrefix}/v2/${api.workspace}${path}`,
+    });
+  const steps: [string, () => Promise<{ status: number; body: unknown }>][] = [
+    ['template', () => v2('POST', `/template/${ENGINE_TEMPLATE}/`, { name: 'Bench', enabled_channels: ['inbox', 'email'] })],
+    [
+      'inbox variant',
+      () =>
+        v2('POST', `/template/${ENGINE_TEMPLATE}/channel/inbox/variant/default/`, {
+          locale: 'en',
+          content: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}, order {{order}} is on its way' },
+        }),
+    ],
+    [
+      'email variant',
+      () =>
+        v2('POST', `/template/${ENGINE_TEMPLATE}/channel/email/variant/default/`, {
+          locale: 'en',
+          content: {
+            subject: 'Order {{order}}',
+            html: '<p>Hi {{$recipient.distinct_id}}, order {{order}} is on its way</p>',
+            text: 'Hi {{$recipient.distinct_id}}, order {{order}} is on its way',
+          },
+        }),
+    ],
+    ['template commit', () => v2('PATCH', `/template/${ENGINE_TEMPLATE}/commit/`, {})],
+    [
+      'email vendor',
+      () =>
+        send(
+          api.url,
+          management(api, 'POST', '/vendor/', {
+            channel: 'email',
+            provider: 'webhook',
+            nickname: 'sink',
+            is_default: true,
+            config: { url: sinkUrl, secret: SINK_SECRET },
+          }),
+        ),
+    ],
+  ];
+  for (const [slug, nodeType] of [
+    [WORKFLOWS.inbox, 'send_inbox'],
+    [WORKFLOWS.email, 'send_email'],
+  ] as const) {
+    steps.push(
+      [
+        `workflow ${slug}`,
+        () =>
+          send(
+            api.url,
+            management(api, 'POST', `/workflow/${slug}/`, {
+              name: slug,
+              category: 'order-updates',
+              trigger_type: 'api',
+              tree: { nodes: [{ name: nodeType, node_type: nodeType, template: ENGINE_TEMPLATE }] },
+            }),
+          ),
+      ],
+      [`workflow ${slug} commit`, () => send(api.url, management(api, 'PATCH', `/workflow/${slug}/commit/`))],
+    );
+  }
+  for (const [what, step] of steps) {
+    const result = await step();
+    if (!ok(result.status)) return `${what}: ${result.status} ${JSON.stringify(result.body).slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+const triggerSpec = (api: ApiContext, workflow: string, recipients: unknown[], data: object = { order: 'A-1' }) =>
+  base(api, 'POST', '/trigger/', { workflow, recipients, data });
+
+/** How far one trigger's messages are: written, still pending, and when the last one settled. */
+async function progress(ctx: EngineContext, executionId: string) {
+  if (ctx.query) {
+    const { rows } = await ctx.query<{ total: number; pending: number; last: Date | null }>(
+      `select count(*)::int as total,
+              count(*) filter (where status in ('to_be_triggered', 'triggered'))::int as pending,
+              max(greatest(delivered_at, sent_at, created_at)) as last
+         from messages where execution_id = $1`,
+      [executionId],
+    );
+    const row = rows[0]!;
+    return { total: row.total, pending: row.pending, last: row.last ? row.last.getTime() : undefined };
+  }
+  const count = async (query: string) => {
+    const result = await send(ctx.main.url, base(ctx.main, 'GET', `/v1/message/?execution_id=${executionId}&limit=1${query}`));
+    return (result.body as { meta?: { count?: number } }).meta?.count ?? 0;
+  };
+  return {
+    total: await count(''),
+    pending: await count('&status[]=to_be_triggered&status[]=triggered'),
+    last: undefined,
+  };
+}
+
+/** Every accepted job done (PostgreSQL: pg-boss's table; embedded: a fixed settle time). */
+async function drain(ctx: EngineContext, boundSeconds: number): Promise<number | undefined> {
+  const started = Date.now();
+  if (!ctx.query) {
+    await sleep(Math.min(boundSeconds, 5) * 1000);
+    return undefined;
+  }
+  while (Date.now() - started < boundSeconds * 1000) {
+    const { rows } = await ctx.query<{ n: number }>(
+      `select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%'`,
+    );
+    if (rows[0]!.n === 0) return (Date.now() - started) / 1000;
+    await sleep(500);
+  }
+  return undefined;
+}
+
+interface CpuSnapshot {
+  pids: Map<number, number>;
+  database?: Map<number, number>;
+}
+async function snapshot(ctx: EngineContext): Promise<CpuSnapshot> {
+  return {
+    pids: new Map(ctx.enginePids().map((pid) => [pid, cpuMs(pid)])),
+    ...(ctx.databaseCpu ? { database: await ctx.databaseCpu() } : {}),
+  };
+}
+async function cpuSince(ctx: EngineContext, before: CpuSnapshot, apiPids: number[], messages: number) {
+  const per = (ms: number) => (ms * 1000) / Math.max(1, messages);
+  let api = 0;
+  let workers = 0;
+  for (const [pid, ms] of before.pids) {
+    const used = cpuMs(pid) - ms;
+    if (apiPids.includes(pid)) api += used;
+    else workers += used;
+  }
+  const database = before.database && ctx.databaseCpu ? cpuBetween(before.database, await ctx.databaseCpu()) : undefined;
+  return { api: per(api), workers: per(workers), ...(database === undefined ? {} : { database: per(database) }) };
+}
+
+/**
+ * One trigger on the large object, timed from the 202 to the last message settled. The fan-out
+ * writes one message per subscriber and one for the object itself (which has no inbox or email).
+ */
+async function fanOut(
+  ctx: EngineContext,
+  workflow: string,
+  expected: number,
+  timeoutSeconds: number,
+  sink?: Awaited<ReturnType<typeof startSink>>,
+): Promise<EngineFigures & { error?: string }> {
+  const apiPids = [ctx.herald.pid];
+  ctx.sampler.reset();
+  ctx.workerPeaks(true);
+  const before = await snapshot(ctx);
+  const sinkBefore = sink?.stats().count ?? 0;
+  const sent = Date.now();
+  const accepted = await send(
+    ctx.main.url,
+    triggerSpec(ctx.main, workflow, [{ object_type: ORGANIZATION.type, id: ORGANIZATION.id }]),
+  );
+  const acceptedAt = Date.now();
+  if (accepted.status !== 202)
+    return { what: workflow, error: `trigger answered ${accepted.status}: ${JSON.stringify(accepted.body)}` };
+  const executionId = (accepted.body as { message_id: string }).message_id;
+  let state = await progress(ctx, executionId);
+  let doneAt = 0;
+  while (Date.now() - acceptedAt < timeoutSeconds * 1000) {
+    state = await progress(ctx, executionId);
+    if (state.total >= expected && state.pending === 0) {
+      doneAt = Date.now();
+      break;
+    }
+    await sleep(ctx.query ? 250 : 1000);
+  }
+  const cpu = await cpuSince(ctx, before, apiPids, state.total);
+  const last = sink ? sink.stats().last : (state.last ?? doneAt);
+  const seconds = doneAt ? (last - acceptedAt) / 1000 : (Date.now() - acceptedAt) / 1000;
+  const delivered = sink ? sink.stats().count - sinkBefore : state.total;
+  return {
+    what: workflow,
+    messages: state.total,
+    seconds,
+    perSecond: delivered / Math.max(0.001, seconds),
+    cpuUsPerMessage: cpu,
+    apiPeakRssMb: ctx.sampler.peak(),
+    workerPeakRssMb: Math.max(0, ...ctx.workerPeaks()),
+    note: [
+      `202 in ${acceptedAt - sent} ms`,
+      doneAt ? '' : `**not finished in ${timeoutSeconds} s: ${state.total} of ${expected} written, ${state.pending} pending**`,
+      sink ? `${delivered} POSTs at the sink, ${sink.stats().duplicates} duplicates` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  };
+}
+
+const SCENARIO_TITLES = {
+  '8': 'POST /trigger/, one recipient (send_inbox), API + worker',
+  '9': 'fan-out: trigger on an object, send_inbox, one worker',
+  '10': 'fan-out through the webhook provider to a local sink (send_email), one worker',
+  '11': 'trigger → inbox message delivered, idle system, one at a time',
+  '12': 'two API + two worker processes: trigger accept across both APIs, fan-out on both workers',
+} as const;
+
+const engineResult = (id: keyof typeof SCENARIO_TITLES, connections: number, engine: EngineFigures[], series: ScenarioResult['series'] = [], notes: string[] = []): ScenarioResult => ({
+  id,
+  title: SCENARIO_TITLES[id],
+  connections,
+  status: 'measured',
+  series,
+  engine,
+  notes,
+});
+
+/** Scenario 8: trigger accept at 50 connections, against the GET-user baseline in the same run. */
+export async function triggerAccept(ctx: EngineContext): Promise<ScenarioResult> {
+  const scenario = { id: '8', title: SCENARIO_TITLES['8'], connections: 50 };
+  const users = randomInts(5000, ctx.sizes.users, 8).map(userId);
+  const requests = users.map((id) => triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
+  const check = await probe(ctx.herald, requests[0]!, 'POST /trigger/');
+  if (!check.ok) return notRun(scenario, check);
+  await ctx.workers(1);
+  await drain(ctx, 30);
+  const paths = users.map((id) => ({ method: 'GET', path: `/v1/user/${id}/` }) as RequestSpec);
+  const baseline = await measure(ctx, ctx.baseline, 50, () => cycle(paths));
+  const before = await snapshot(ctx);
+  const figures = await measure(ctx, ctx.herald, 50, () => cycle(requests));
+  const drained = await drain(ctx, ctx.sizes.duration * 20);
+  const accepted = figures.requests - figures.non2xx;
+  const cpu = await cpuSince(ctx, before, [ctx.herald.pid], accepted);
+  return engineResult(
+    '8',
+    50,
+    [
+      {
+        what: 'accept + process single-recipient triggers',
+        messages: accepted,
+        perSecond: figures.requestsPerSec,
+        cpuUsPerMessage: cpu,
+        p50: figures.latency.p50,
+        p99: figures.latency.p99,
+        apiPeakRssMb: figures.peakRssMb,
+        workerPeakRssMb: Math.max(0, ...ctx.workerPeaks()),
+        note:
+          drained === undefined
+            ? 'backlog not drained within the bound'
+            : `backlog drained ${drained.toFixed(1)} s after the load stopped; CPU per trigger includes the worker's run and delivery`,
+      },
+    ],
+    [
+      { label: 'Herald', server: 'Herald', figures },
+      { label: 'baseline (GET user)', server: 'baseline', figures: baseline },
+    ],
+    [`ratio to the GET-user baseline: ${(figures.requestsPerSec / Math.max(1, baseline.requestsPerSec)).toFixed(2)}`],
+  );
+}
+
+const fanoutSize = (ctx: EngineContext) => {
+  const seed = ctx.seeds.find((s) => s.what.startsWith(`subscribers of ${ORGANIZATION.type}`));
+  return seed?.reached ?? 0;
+};
+const fanoutTimeout = (subscribers: number) => Math.max(60, subscribers / 200);
+
+/** Scenarios 9 and 10: the large object's subscribers, to the inbox and through the webhook provider. */
+export async function fanOuts(ctx: EngineContext, run: { inbox: boolean; webhook: boolean }, sink: Awaited<ReturnType<typeof startSink>>): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  const seeded = missingSeed(ctx, /^subscribers of /);
+  const subscribers = fanoutSize(ctx);
+  for (const [id, workflow, wanted] of [
+    ['9', WORKFLOWS.inbox, run.inbox],
+    ['10', WORKFLOWS.email, run.webhook],
+  ] as const) {
+    if (!wanted) continue;
+    if (!seeded.ok) {
+      results.push(notRun({ id, title: SCENARIO_TITLES[id], connections: 1 }, seeded));
+      continue;
+    }
+    await ctx.workers(1);
+    await drain(ctx, 60);
+    const figures = await fanOut(ctx, workflow, subscribers + 1, fanoutTimeout(subscribers), id === '10' ? sink : undefined);
+    results.push(
+      figures.error
+        ? { id, title: SCENARIO_TITLES[id], connections: 1, status: 'failed', reason: figures.error, series: [] }
+        : engineResult(id, 1, [{ ...figures, what: `${subscribers.toLocaleString('en-US')} subscribers` }]),
+    );
+  }
+  return results;
+}
+
+/** Scenario 11: one trigger at a time on an idle system, from the request to the inbox message stored. */
+export async function idleLatency(ctx: EngineContext): Promise<ScenarioResult> {
+  const count = ctx.sizes.users >= 100_000 ? 200 : 40;
+  await ctx.workers(1);
+  await drain(ctx, 60);
+  const samples: number[] = [];
+  const waiting = new Map<string, (at: number) => void>();
+  const stop = await ctx.listen?.((payload) => {
+    const event = JSON.parse(payload) as { u?: string; e?: string };
+    if (event.e === 'new_notification' && event.u) waiting.get(event.u)?.(Date.now());
+  });
+  try {
+    const users = randomInts(count, ctx.sizes.users, 11).map(userId);
+    for (const id of users) {
+      const heard = new Promise<number>((resolve) => waiting.set(id, resolve));
+      const start = Date.now();
+      const accepted = await send(ctx.main.url, triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
+      if (accepted.status !== 202) throw new Error(`trigger answered ${accepted.status}`);
+      let at: number;
+      if (stop) at = await Promise.race([heard, sleep(10_000).then(() => NaN)]);
+      else {
+        const executionId = (accepted.body as { message_id: string }).message_id;
+        for (;;) {
+          const state = await progress(ctx, executionId);
+          if (state.total >= 1 && state.pending === 0) break;
+          await sleep(5);
+        }
+        at = Date.now();
+      }
+      waiting.delete(id);
+      samples.push(at - start);
+      await sleep(50);
+    }
+  } finally {
+    await stop?.();
+  }
+  const sorted = samples.filter(Number.isFinite).sort((a, b) => a - b);
+  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return engineResult('11', 1, [
+    {
+      what: `${count} triggers, one at a time`,
+      messages: sorted.length,
+      p50: pick(0.5),
+      p99: pick(0.99),
+      note: `${samples.length - sorted.length} not heard within 10 s; ${stop ? 'heard by LISTEN on the inbox channel' : 'polled through the API every 5 ms'}`,
+    },
+  ]);
+}
+
+/** Scenario 12: two API processes and two workers on one database. */
+export async function twoByTwo(ctx: EngineContext, single: EngineFigures | undefined): Promise<ScenarioResult> {
+  const scenario = { id: '12', title: SCENARIO_TITLES['12'], connections: 50 };
+  if (ctx.embedded)
+    return notRun(scenario, { ok: false, status: 'unavailable', reason: 'the embedded database serves one process' });
+  const seeded = missingSeed(ctx, /^subscribers of /);
+  if (!seeded.ok) return notRun(scenario, seeded);
+  const second = await ctx.secondApi();
+  if (!second) return notRun(scenario, { ok: false, status: 'failed', reason: 'the second API did not start' });
+  await ctx.workers(2);
+  await drain(ctx, 60);
+  const subscribers = fanoutSize(ctx);
+  const fan = await fanOut(ctx, WORKFLOWS.inbox, subscribers + 1, fanoutTimeout(subscribers));
+  // Trigger accept spread over both APIs, 25 connections each.
+  const users = randomInts(5000, ctx.sizes.users, 12).map(userId);
+  const requests = users.map((id) => triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
+  const both = await Promise.all(
+    [ctx.herald, second].map((server) =>
+      runLoad({ url: server.url, connections: 25, duration: ctx.sizes.duration, next: cycle(requests) }),
+    ),
+  );
+  await drain(ctx, ctx.sizes.duration * 20);
+  const duplicates = ctx.query
+    ? (
+        await ctx.query<{ n: number }>(
+          `select count(*)::int as n from (select run_id, node_ref, channel from messages group by 1, 2, 3 having count(*) > 1) d`,
+        )
+      ).rows[0]!.n
+    : NaN;
+  const combined: LoadFigures = {
+    ...both[0]!,
+    requestsPerSec: both[0]!.requestsPerSec + both[1]!.requestsPerSec,
+    requests: both[0]!.requests + both[1]!.requests,
+    non2xx: both[0]!.non2xx + both[1]!.non2xx,
+    latency: { ...both[0]!.latency, p99: Math.max(both[0]!.latency.p99, both[1]!.latency.p99) },
+  };
+  const ratio = single?.perSecond && fan.perSecond ? fan.perSecond / single.perSecond : undefined;
+  return engineResult(
+    '12',
+    50,
+    [
+      { ...fan, what: `fan-out, ${subscribers.toLocaleString('en-US')} subscribers, two workers` },
+      {
+        what: 'trigger accept over two APIs (25 connections each)',
+        messages: combined.requests - combined.non2xx,
+        perSecond: combined.requestsPerSec,
+        p50: both[0]!.latency.p50,
+        p99: combined.latency.p99,
+      },
+    ],
+    [{ label: 'two APIs', server: 'Herald', figures: combined }],
+    [
+      ratio === undefined ? 'no one-worker figure to compare with' : `deliveries/s, two workers ÷ one: ${ratio.toFixed(2)}`,
+      `(run, step, channel) written twice over the whole run: ${duplicates}`,
+    ],
+  );
+}
+
+export type { LoadFigures };

@@ -1,0 +1,251 @@
+import type { Db } from '../db/database.js';
+import { preferenceStateOf } from '../services/user-preferences.js';
+import { publishInboxEvents } from '../services/feed.js';
+import { findTenantSettings } from '../repositories/executions.js';
+import { insertMessages, type NewMessage } from '../repositories/messages.js';
+import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
+import { lockRun, lockRuns, saveRunProgress, saveRunsProgress, type LockedRun, type RunProgress } from '../repositories/runs.js';
+import { findTenantOverlay } from '../repositories/tenant-preferences.js';
+import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
+import { findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
+import { findActiveVendors } from '../repositories/vendors.js';
+import type { DeliveryChannel } from '../channels/provider.js';
+import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
+import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
+import { actorDistinctId, namespacesOf, userRecipient, type RunNamespaces } from './run-context.js';
+import { jobId } from './job-ids.js';
+import type { DeliveryFacts, RunRecipient } from './nodes/types.js';
+import { QUEUES, type Queue } from './queue.js';
+
+/**
+ * What a run step reads and writes, for one run or for a batch of them (docs/engine.md, "Batched
+ * run steps"). A batch locks its runs in one statement, loads their users, tenants and preferences
+ * set-based, and writes every step's messages, delivery jobs and progress in one statement each at
+ * the end of its transaction. One run's step reads and writes exactly what it would alone.
+ */
+
+/** Renders with the caller's handle: inside a run step, the step's transaction (one PGlite serves one at a time). */
+export type StepRenderer = (request: RenderRequest, db: Db) => Promise<RenderOutcome>;
+
+export interface RunScope {
+  lock(runId: string): Promise<LockedRun | undefined>;
+  recipient(run: LockedRun): Promise<RunRecipient>;
+  namespaces(run: LockedRun, recipient: RunRecipient): Promise<RunNamespaces>;
+  facts(run: LockedRun, recipient: RunRecipient, namespaces: RunNamespaces): Promise<DeliveryFacts>;
+  save(runId: string, progress: RunProgress): Promise<void>;
+  /** A delivery step's messages: inbox ones rendered and stored at once, the others queued for delivery. */
+  writeMessages(run: LockedRun, recipient: RunRecipient, namespaces: RunNamespaces, messages: NewMessage[]): Promise<void>;
+  /** The writes held back by a batch (nothing for one run). */
+  flush(): Promise<void>;
+}
+
+const blockedOf = (namespaces: RunNamespaces) => {
+  const blocked = namespaces.tenantSettings.blocked_channels;
+  return Array.isArray(blocked) ? (blocked as string[]) : [];
+};
+
+/**
+ * The inbox needs no provider: a message let through is rendered in the step and recorded as
+ * delivered (or as a render failure) by the insert itself, with its feed event in the same
+ * transaction. No delivery job, no second read of the run.
+ */
+async function deliverInboxInline(
+  trx: Db,
+  render: StepRenderer,
+  run: LockedRun,
+  recipient: RunRecipient,
+  namespaces: RunNamespaces,
+  message: NewMessage,
+  now: number,
+): Promise<NewMessage> {
+  if (message.channel !== 'inbox' || message.status !== 'to_be_triggered') return message;
+  let rendered: RenderOutcome;
+  try {
+    rendered = await render(
+      {
+        workspaceId: String(run.workspace_id),
+        templateSlug: message.template_slug ?? '',
+        channel: 'inbox' as DeliveryChannel,
+        tenantId: run.tenant_id,
+        locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
+        context: {
+          data: namespaces.data,
+          $recipient: namespaces.$recipient,
+          $actor: namespaces.$actor,
+          $brand: namespaces.$brand,
+          recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
+        },
+      },
+      trx,
+    );
+  } catch (error) {
+    rendered = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+  return {
+    ...message,
+    delivered: rendered.ok
+      ? {
+          status: 'delivered',
+          reason: null,
+          content: rendered.content,
+          template: rendered.template,
+          error: null,
+          attempts: [{ at: new Date(now).toISOString(), outcome: 'stored' }],
+        }
+      : {
+          status: 'trigger_failed',
+          reason: 'render_failed',
+          content: null,
+          template: null,
+          error: { message: rendered.reason },
+          attempts: [],
+        },
+  };
+}
+
+/** Inserts messages (a step run again inserts nothing), queues the ones a provider delivers, announces the stored ones. */
+async function recordMessages(trx: Db, queue: Queue, workspaceId: number, messages: NewMessage[]) {
+  const inserted = await insertMessages(trx, workspaceId, messages);
+  await queue.sendMany(
+    trx,
+    QUEUES.deliver,
+    inserted
+      .filter((m) => m.status === 'to_be_triggered')
+      .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
+  );
+  await publishInboxEvents(
+    trx,
+    inserted
+      .filter((m) => m.status === 'delivered' && m.recipient_type === 'user' && m.distinct_id !== null)
+      .map((m) => ({
+        workspaceId,
+        distinctId: m.distinct_id!,
+        tenantId: m.tenant_id,
+        event: 'new_notification' as const,
+        data: { n_id: m.id },
+      })),
+  );
+}
+
+interface ScopeDeps {
+  queue: Queue;
+  render: StepRenderer;
+  now: () => number;
+}
+
+/** One run: every read and write as it comes. */
+export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
+  return {
+    lock: (runId) => lockRun(trx, runId),
+    recipient: (run) => loadRecipientOne(trx, run),
+    namespaces: (run, recipient) => loadNamespacesOne(trx, run, recipient),
+    async facts(run, recipient, namespaces) {
+      const live = await findLivePreferenceCategories(trx, run.workspace_id);
+      const vendors = await findActiveVendors(trx, run.workspace_id);
+      const preferences =
+        recipient.userId !== null
+          ? preferenceStateOf(
+              (await findPreferenceRowsOfUsers(trx, [recipient.userId], run.tenant_id)).get(recipient.userId)!,
+              await findTenantOverlay(trx, run.workspace_id, run.tenant_id),
+            )
+          : { choices: new Map(), restricted: new Set<string>() };
+      return { roots: live.root_categories, preferences, blockedChannels: blockedOf(namespaces), vendors };
+    },
+    save: (runId, progress) => saveRunProgress(trx, runId, progress),
+    async writeMessages(run, recipient, namespaces, messages) {
+      const now = deps.now();
+      const ready = [];
+      for (const m of messages) ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      await recordMessages(trx, deps.queue, run.workspace_id, ready);
+    },
+    flush: async () => {},
+  };
+}
+
+const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
+  let value = cache.get(key);
+  if (!value) cache.set(key, (value = load()));
+  return value;
+};
+
+/**
+ * Many runs in one transaction. Locks them all up front (id order), then loads what their steps
+ * read a set at a time: users (recipients and actors) and tenants at once, live categories, vendors
+ * and preferences the first time a delivery step needs them.
+ */
+export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]): Promise<RunScope> {
+  const runs = new Map((await lockRuns(trx, runIds)).map((run) => [run.id, run]));
+  const users = new Map<string, UserRow>();
+  const tenants = new Map<string, Awaited<ReturnType<typeof findTenantSettings>>[number]>();
+  const byWorkspace = new Map<number, LockedRun[]>();
+  for (const run of runs.values()) byWorkspace.set(run.workspace_id, [...(byWorkspace.get(run.workspace_id) ?? []), run]);
+  for (const [workspaceId, list] of byWorkspace) {
+    const ids = new Set<string>();
+    for (const run of list) {
+      if (run.recipient_type === 'user' && run.distinct_id !== null) ids.add(run.distinct_id);
+      const actor = actorDistinctId(run);
+      if (actor !== undefined) ids.add(actor);
+    }
+    for (const user of await findUsersByDistinctIds(trx, workspaceId, [...ids]))
+      users.set(`${workspaceId}\u0000${user.distinct_id}`, user);
+    const tenantIds = [...new Set(list.map((run) => run.tenant_id))];
+    for (const tenant of await findTenantSettings(trx, workspaceId, tenantIds))
+      tenants.set(`${workspaceId}\u0000${tenant.tenant_id}`, tenant);
+  }
+  const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();
+  const vendors = new Map<string, ReturnType<typeof findActiveVendors>>();
+  const overlays = new Map<string, ReturnType<typeof findTenantOverlay>>();
+  const preferenceRows = new Map<string, ReturnType<typeof findPreferenceRowsOfUsers>>();
+  const progress = new Map<string, RunProgress & { id: string }>();
+  const pending = new Map<number, NewMessage[]>();
+  const userOf = (workspaceId: number, distinctId: string | null | undefined) =>
+    distinctId == null ? undefined : users.get(`${workspaceId}\u0000${distinctId}`);
+
+  return {
+    lock: async (runId) => runs.get(runId) ?? lockRun(trx, runId),
+    async recipient(run) {
+      if (run.recipient_type === 'object') return loadRecipientOne(trx, run);
+      return userRecipient(run, userOf(run.workspace_id, run.distinct_id));
+    },
+    async namespaces(run, recipient) {
+      const tenant = tenants.get(`${run.workspace_id}\u0000${run.tenant_id}`);
+      return namespacesOf(run, recipient, tenant, userOf(run.workspace_id, actorDistinctId(run)));
+    },
+    async facts(run, recipient, namespaces) {
+      const ws = String(run.workspace_id);
+      const tenantKey = `${ws}\u0000${run.tenant_id}`;
+      const categories = await memo(live, ws, () => findLivePreferenceCategories(trx, run.workspace_id));
+      const active = await memo(vendors, ws, () => findActiveVendors(trx, run.workspace_id));
+      let preferences: DeliveryFacts['preferences'] = { choices: new Map(), restricted: new Set<string>() };
+      if (recipient.userId !== null) {
+        // Every user of this workspace and tenant in the batch, in one pass.
+        const rows = await memo(preferenceRows, tenantKey, () => {
+          const ids = [...runs.values()]
+            .filter((r) => r.workspace_id === run.workspace_id && r.tenant_id === run.tenant_id)
+            .map((r) => userOf(r.workspace_id, r.distinct_id)?.id)
+            .filter((id): id is number => id !== undefined);
+          return findPreferenceRowsOfUsers(trx, [...new Set([...ids, recipient.userId!])], run.tenant_id);
+        });
+        const mine =
+          rows.get(recipient.userId) ??
+          (await findPreferenceRowsOfUsers(trx, [recipient.userId], run.tenant_id)).get(recipient.userId)!;
+        const overlay = await memo(overlays, tenantKey, () => findTenantOverlay(trx, run.workspace_id, run.tenant_id));
+        preferences = preferenceStateOf(mine, overlay);
+      }
+      return { roots: categories.root_categories, preferences, blockedChannels: blockedOf(namespaces), vendors: active };
+    },
+    async save(runId, p) {
+      progress.set(runId, { ...p, id: runId });
+    },
+    async writeMessages(run, recipient, namespaces, messages) {
+      const now = deps.now();
+      const list = pending.get(run.workspace_id) ?? [];
+      for (const m of messages) list.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      pending.set(run.workspace_id, list);
+    },
+    async flush() {
+      for (const [workspaceId, messages] of pending) await recordMessages(trx, deps.queue, workspaceId, messages);
+      await saveRunsProgress(trx, [...progress.values()]);
+    },
+  };
+}
