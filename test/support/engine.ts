@@ -4,7 +4,7 @@ import { providers as registeredProviders } from '../../src/channels/registry.js
 import type { DatabaseHandle } from '../../src/db/database.js';
 import type { SecretBox } from '../../src/crypto/secret-box.js';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
-import { Queue } from '../../src/engine/queue.js';
+import { Queue, type QueueOptions } from '../../src/engine/queue.js';
 import { sql } from 'kysely';
 import { ulid } from 'ulid';
 
@@ -38,6 +38,8 @@ export interface TestEngineOptions {
   /** pg-boss's schema, shared with worker processes a test starts (PostgreSQL). */
   schema?: string;
   engine?: Partial<EngineOptions>;
+  /** Queue settings (a short job expiry, for tests where a worker or the database goes away). */
+  queue?: Partial<Pick<QueueOptions, 'jobExpireSeconds' | 'superviseSeconds'>>;
 }
 
 export interface TestEngine {
@@ -68,7 +70,14 @@ export async function startTestEngine(
   const providers = new Map(registeredProviders);
   for (const provider of options.providers ?? []) providers.set(provider.name, provider);
   const newQueue = async () => {
-    const queue = new Queue({ url, pglite: handle.pglite, schema, pollingIntervalSeconds: 0.5, poolSize: 4 });
+    const queue = new Queue({
+      url,
+      pglite: handle.pglite,
+      schema,
+      pollingIntervalSeconds: 0.5,
+      poolSize: 4,
+      ...options.queue,
+    });
     await queue.start();
     return queue;
   };

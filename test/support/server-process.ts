@@ -84,3 +84,32 @@ export function request(
     req.end(payload);
   });
 }
+
+/** A worker process (`HERALD_ROLE=worker`, as `herald worker` runs): no port; ready once it says so. */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv, startTimeoutMs = 60_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...env, HERALD_ROLE: 'worker' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output}`)), startTimeoutMs);
+    const check = () => {
+      if (output.includes('Herald worker started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => reject(new Error(`worker exited with ${code} before starting: ${output}`)));
+  });
+  const logLines = () =>
+    output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { child, port: 0, output: () => output, logLines, exited };
+}

@@ -1,0 +1,93 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/db/database.js';
+import type { TestApp } from '../support/app.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { configClient } from '../management/config-helpers.js';
+
+/** Drivers shared by the engine fault tests: templates, webhook vendors, subscribers, and counts straight from the tables. */
+
+/** Fault tests run at a size that fits a minute on a shared two-core machine; FAULTS_FULL=1 runs the issue's size. */
+export const faultSize = (small: number, full: number) =>
+  Number(process.env.FAULTS_RECIPIENTS ?? (process.env.FAULTS_FULL ? full : small));
+
+/** A live template with a variant for each channel, through the template API. */
+export async function liveTemplate(t: () => TestApp, ws: WorkspaceFixture, slug: string, channels: string[]) {
+  const call = async (method: 'POST' | 'PATCH', path: string, body: unknown) => {
+    const response = await t().app.inject({
+      method,
+      url: `/management/v2/${ws.slug}${path}`,
+      headers: ws.management,
+      payload: body as object,
+    });
+    if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.body}`);
+  };
+  await call('POST', `/template/${slug}/`, { name: slug, enabled_channels: channels });
+  const content: Record<string, object> = {
+    inbox: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' },
+    email: { subject: 'Hi', html: '<p>Hi {{$recipient.distinct_id}}</p>', text: 'Hi {{$recipient.distinct_id}}' },
+    sms: { text: 'Hi {{$recipient.distinct_id}}' },
+  };
+  for (const channel of channels)
+    await call('POST', `/template/${slug}/channel/${channel}/variant/default/`, {
+      locale: 'en',
+      content: content[channel],
+    });
+  await call('PATCH', `/template/${slug}/commit/`, {});
+}
+
+/** The workspace's default vendor for a channel: the webhook provider, to a local receiver. */
+export async function webhookVendor(
+  t: () => TestApp,
+  ws: WorkspaceFixture,
+  channel: string,
+  url: string,
+  secret: string,
+) {
+  const response = await configClient(t, ws).inject('POST', '/vendor/', {
+    channel,
+    provider: 'webhook',
+    nickname: `${channel} hook`,
+    is_default: true,
+    config: { url, secret },
+  });
+  if (response.statusCode !== 201) throw new Error(`vendor: ${response.body}`);
+}
+
+/** `count` users with an email and a phone, subscribed to one object, 100 per request. */
+export async function subscribeUsers(t: () => TestApp, ws: WorkspaceFixture, object: string, count: number) {
+  const call = (url: string, payload: object) =>
+    t().app.inject({ method: 'POST', url, headers: ws.base, payload });
+  const created = await call(`/v1/object/crowd/${object}/`, {});
+  if (created.statusCode >= 300) throw new Error(`object: ${created.body}`);
+  for (let from = 0; from < count; from += 100) {
+    const recipients = Array.from({ length: Math.min(100, count - from) }, (_, i) => {
+      const id = `member-${from + i}`;
+      return { distinct_id: id, $email: [`${id}@example.com`], $sms: [`+1555${String(from + i).padStart(7, '0')}`] };
+    });
+    const response = await call(`/v1/object/crowd/${object}/subscription/`, { recipients });
+    if (response.statusCode !== 200) throw new Error(`subscribe: ${response.body}`);
+  }
+}
+
+/** A trigger's messages by status, and how many (run, step, channel) keys were written more than once. */
+export async function messageCounts(db: Db, executionId: string) {
+  const { rows } = await sql<{ status: string; n: number }>`
+    select status, count(*)::int as n from messages where execution_id = ${executionId} group by status`.execute(db);
+  const byStatus = Object.fromEntries(rows.map((row) => [row.status, row.n]));
+  const total = rows.reduce((sum, row) => sum + row.n, 0);
+  const pending = (byStatus.to_be_triggered ?? 0) + (byStatus.triggered ?? 0);
+  const doubled = await sql<{ n: number }>`
+    select count(*)::int as n from (select run_id, node_ref, channel from messages where execution_id = ${executionId}
+      group by 1, 2, 3 having count(*) > 1) d`.execute(db);
+  return { byStatus, total, pending, doubled: doubled.rows[0]!.n };
+}
+
+export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
