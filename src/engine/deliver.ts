@@ -9,7 +9,7 @@ import { findRun } from '../repositories/runs.js';
 import { publishInboxEvents } from '../services/feed.js';
 import { findVendor } from '../repositories/vendors.js';
 import { jobId } from './job-ids.js';
-import { QUEUES, type Queue } from './queue.js';
+import { deliveryQueue, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient } from './run-context.js';
 
 /**
@@ -199,7 +199,7 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
     await saveDelivery(trx, row.id, { ...common, status: 'triggered', error: { message: outcome.reason } });
     await deps.queue.send(
       trx,
-      QUEUES.deliver,
+      deliveryQueue(row.channel),
       { messageId: row.id, attempt: job.attempt + 1 },
       { id: jobId('deliver', row.id, job.attempt + 1), startAfter: new Date(deps.now() + wait) },
     );

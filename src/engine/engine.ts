@@ -2,7 +2,7 @@ import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
-import { QUEUES, type Queue } from './queue.js';
+import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
 import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
 import { advanceRun, stepRuns } from './runner.js';
 
@@ -115,10 +115,12 @@ export class Engine {
       deliveryTimeoutMs: this.options.deliveryTimeoutMs ?? 10_000,
       retryDelayScale: this.options.retryDelayScale ?? 1,
     };
-    await queue.work<{ messageId: string; attempt: number }>(
-      QUEUES.deliver,
-      BATCH(concurrency),
-      this.handle(QUEUES.deliver, (data) => deliverMessage(delivery, data), { parallel: true }),
-    );
+    // A delivery queue per channel: a slow provider holds only its own channel's slots.
+    for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)])
+      await queue.work<{ messageId: string; attempt: number }>(
+        name,
+        BATCH(concurrency),
+        this.handle(name, (data) => deliverMessage(delivery, data), { parallel: true }),
+      );
   }
 }

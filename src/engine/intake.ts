@@ -11,14 +11,15 @@ import {
   insertExecutions,
   type NewExecution,
 } from '../repositories/executions.js';
+import { insertRunsOfExecutions } from '../repositories/runs.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
-import { jobId } from './job-ids.js';
+import { firstPage, objectRun, runJobs, userRun } from './recipients.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**
  * Accepting triggers (docs/spec/engine.md §1): a batch of records in one transaction, a fixed number
- * of statements whatever its size. A record accepted here has its execution and its first job
- * committed together, so a 202 cannot be lost; a refused record leaves nothing behind.
+ * of statements whatever its size. A record accepted here has its execution, its recipients' runs
+ * and their first jobs committed together, so a 202 cannot be lost; a refused record leaves nothing behind.
  */
 
 export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
@@ -52,10 +53,9 @@ export async function acceptTriggers(
   const objectRefs = pending.flatMap(({ record }) =>
     record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
   );
-  const objects =
-    objectRefs.length > 0
-      ? new Set((await findObjects(trx, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
-      : new Set<string>();
+  const objectRows = objectRefs.length > 0 ? await findObjects(trx, workspaceId, objectRefs) : [];
+  const objectIds = new Map(objectRows.map((o) => [`${o.object_type}\u0000${o.object_id}`, o.id]));
+  const objects = new Set(objectIds.keys());
   const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
   const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
 
@@ -128,11 +128,26 @@ export async function acceptTriggers(
     };
   });
   await insertExecutions(trx, workspaceId, executions);
-  await queue.sendMany(
-    trx,
-    QUEUES.trigger,
-    executions.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+  // The runs of the named recipients and the first page of each object's subscribers start with the
+  // acceptance: no trigger job between the 202 and the first step (a fixed number of statements).
+  const runs = fresh.flatMap(({ record, index }) =>
+    record.recipients.map((r) => ({
+      ...(r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null)),
+      execution_id: ids.get(index)!,
+    })),
   );
+  const inserted = await insertRunsOfExecutions(trx, workspaceId, runs);
+  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  const pages = fresh.flatMap(({ record, index }) => {
+    const seen = new Set<number>();
+    return record.recipients.flatMap((r) => {
+      const objectId = r.kind === 'object' ? objectIds.get(`${r.objectType}\u0000${r.objectId}`) : undefined;
+      if (objectId === undefined || seen.has(objectId)) return [];
+      seen.add(objectId);
+      return [firstPage(ids.get(index)!, workspaceId, objectId)];
+    });
+  });
+  await queue.sendMany(trx, QUEUES.fanout, pages);
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];
 }

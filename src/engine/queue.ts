@@ -19,10 +19,24 @@ export const QUEUES = {
   fanout: 'herald-fanout',
   /** One recipient's run, from its position in the tree. */
   run: 'herald-run',
-  /** One message to one provider. */
+  /** One message to one provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
 } as const;
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * The channels delivered through a provider. Each has its own delivery queue, so a slow or failing
+ * provider holds only its own channel's slots and backlog: the other channels' deliveries neither
+ * wait behind its jobs nor for its timeouts.
+ */
+export const PROVIDER_CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
+type DeliveryQueueName = `herald-deliver-${(typeof PROVIDER_CHANNELS)[number]}`;
+export const deliveryQueue = (channel: string): QueueName =>
+  (PROVIDER_CHANNELS as readonly string[]).includes(channel)
+    ? (`herald-deliver-${channel}` as DeliveryQueueName)
+    : QUEUES.deliver;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES] | DeliveryQueueName;
+const ALL_QUEUES: QueueName[] = [...Object.values(QUEUES), ...PROVIDER_CHANNELS.map(deliveryQueue)];
 
 export interface QueueOptions {
   /** PostgreSQL: the connection string pg-boss opens its own pool on. */
@@ -88,7 +102,7 @@ export class Queue {
   async start() {
     if (this.started) return;
     await this.boss.start();
-    for (const name of Object.values(QUEUES)) {
+    for (const name of ALL_QUEUES) {
       if (!(await this.boss.getQueue(name)))
         await this.boss.createQueue(name, {
           notify: true,
@@ -101,7 +115,7 @@ export class Queue {
     }
     // Reading each queue once fills pg-boss's cache, so a send inside a transaction never looks it up
     // outside that transaction (on one PGlite that lookup would wait for the transaction: a deadlock).
-    for (const name of Object.values(QUEUES)) await this.boss.getQueue(name);
+    for (const name of ALL_QUEUES) await this.boss.getQueue(name);
     this.started = true;
   }
 

@@ -28,7 +28,7 @@ export interface FanoutJob {
 export const userKey = (distinctId: string) => `user:${distinctId}`;
 export const objectKey = (objectType: string, objectId: string) => `object:${JSON.stringify([objectType, objectId])}`;
 
-function userRun(
+export function userRun(
   recipient: Extract<Recipient, { kind: 'user' }>,
   subscription: Record<string, unknown> | null,
 ): NewRun {
@@ -48,7 +48,7 @@ function userRun(
   };
 }
 
-const objectRun = (objectType: string, objectId: string, subscription: Record<string, unknown> | null): NewRun => ({
+export const objectRun = (objectType: string, objectId: string, subscription: Record<string, unknown> | null): NewRun => ({
   id: newUlid(),
   recipient_key: objectKey(objectType, objectId),
   recipient_type: 'object',
@@ -59,10 +59,19 @@ const objectRun = (objectType: string, objectId: string, subscription: Record<st
   subscription,
 });
 
-const runJobs = (runs: { id: string }[]) =>
+export const runJobs = (runs: { id: string }[]) =>
   runs.map((run) => ({ data: { runId: run.id }, options: { id: jobId('run', run.id, 'start') } }));
 
-/** The trigger job: one run per named recipient, and a fan-out job per object. */
+/** A fan-out job for the first page of an object's subscribers. */
+export const firstPage = (executionId: string, workspaceId: number, objectId: number) => ({
+  data: { executionId, workspaceId, objectId, depth: 1, after: 0 } satisfies FanoutJob,
+  options: { id: jobId('fanout', executionId, objectId, 0) },
+});
+
+/**
+ * The trigger job: one run per named recipient, and a fan-out job per object. Triggers accepted
+ * now make their runs at once (src/engine/intake.ts); this serves trigger jobs queued before that.
+ */
 export async function startExecution(trx: Db, queue: Queue, executionId: string) {
   const execution = await findExecution(trx, executionId);
   if (!execution || execution.status === 'cancelled') return;
@@ -80,16 +89,7 @@ export async function startExecution(trx: Db, queue: Queue, executionId: string)
   await queue.sendMany(
     trx,
     QUEUES.fanout,
-    objects.map((o) => ({
-      data: {
-        executionId,
-        workspaceId: execution.workspace_id,
-        objectId: o.id,
-        depth: 1,
-        after: 0,
-      } satisfies FanoutJob,
-      options: { id: jobId('fanout', executionId, o.id, 0) },
-    })),
+    objects.map((o) => firstPage(executionId, execution.workspace_id, o.id)),
   );
 }
 

@@ -15,7 +15,7 @@ import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne 
 import { actorDistinctId, namespacesOf, userRecipient, type RunNamespaces } from './run-context.js';
 import { jobId } from './job-ids.js';
 import type { DeliveryFacts, RunRecipient } from './nodes/types.js';
-import { QUEUES, type Queue } from './queue.js';
+import { deliveryQueue, type Queue } from './queue.js';
 
 /**
  * What a run step reads and writes, for one run or for a batch of them (docs/engine.md, "Batched
@@ -106,13 +106,15 @@ async function deliverInboxInline(
 /** Inserts messages (a step run again inserts nothing), queues the ones a provider delivers, announces the stored ones. */
 async function recordMessages(trx: Db, queue: Queue, workspaceId: number, messages: NewMessage[]) {
   const inserted = await insertMessages(trx, workspaceId, messages);
-  await queue.sendMany(
-    trx,
-    QUEUES.deliver,
-    inserted
-      .filter((m) => m.status === 'to_be_triggered')
-      .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
-  );
+  const toDeliver = inserted.filter((m) => m.status === 'to_be_triggered');
+  for (const channel of new Set(toDeliver.map((m) => m.channel)))
+    await queue.sendMany(
+      trx,
+      deliveryQueue(channel),
+      toDeliver
+        .filter((m) => m.channel === channel)
+        .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
+    );
   await publishInboxEvents(
     trx,
     inserted
