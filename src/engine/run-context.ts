@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { perDatabase } from '../db/per-database.js';
 import type { Namespaces } from '../domain/paths.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findObject } from '../repositories/objects.js';
@@ -10,13 +11,14 @@ import type { RunRecipient } from './nodes/types.js';
 
 /** What a run step and its deliveries read about the run's world: the tree, the recipient, the namespaces. */
 
-const trees = new Map<string, unknown>();
+const treesOf = perDatabase<unknown>();
 const TREE_CACHE_LIMIT = 500;
 
 /** The pinned version's tree (versions never change once committed, so they are cached), or a legacy execution's own. */
 export async function runTree(db: Db, run: Pick<LockedRun, 'tree' | 'workflow_id' | 'version_no'>): Promise<unknown> {
   if (run.tree !== null && run.tree !== undefined) return run.tree;
   const key = `${run.workflow_id}:${run.version_no}`;
+  const trees = treesOf(db);
   if (trees.has(key)) return trees.get(key);
   const tree = await findVersionTree(db, run.workflow_id!, run.version_no);
   if (trees.size >= TREE_CACHE_LIMIT) trees.clear();
