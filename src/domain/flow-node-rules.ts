@@ -302,7 +302,9 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
   if (type === 'userupdate') {
     const selection = get('user_selection');
     return [
-      ...(selection !== 'actor' && selection !== 'recipient' ? [`${here}: user_selection must be actor or recipient`] : []),
+      ...(selection !== 'actor' && selection !== 'recipient'
+        ? [`${here}: user_selection must be actor or recipient`]
+        : []),
       ...jsonnetErrors(here, 'properties', get('properties'), true),
     ];
   }

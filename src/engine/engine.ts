@@ -43,7 +43,11 @@ export class Engine {
    * Jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while batches come
    * back full); each job is settled on its own, so one failing job is retried alone.
    */
-  private handle<T>(queue: string, run: (data: T, jobId: string) => Promise<void>, options: { parallel?: boolean } = {}) {
+  private handle<T>(
+    queue: string,
+    run: (data: T, jobId: string) => Promise<void>,
+    options: { parallel?: boolean } = {},
+  ) {
     const settle = async (job: { id: string; data: T }) => {
       try {
         await run(job.data, job.id);

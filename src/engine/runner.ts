@@ -56,15 +56,10 @@ type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; pos
 async function rescheduleEarly(deps: RunnerDeps, trx: Trx, run: LockedRun, job: HandledJob | undefined) {
   const resumeAt = run.resume_at!;
   if (job?.due !== undefined && job.due !== resumeAt.getTime()) return;
-  await deps.queue.send(
-    trx,
-    QUEUES.run,
-    { runId: run.id, due: resumeAt.getTime() } satisfies RunJob,
-    {
-      id: jobId('run-early', run.id, run.position.join('.'), resumeAt.getTime(), job?.id ?? ''),
-      startAfter: resumeAt,
-    },
-  );
+  await deps.queue.send(trx, QUEUES.run, { runId: run.id, due: resumeAt.getTime() } satisfies RunJob, {
+    id: jobId('run-early', run.id, run.position.join('.'), resumeAt.getTime(), job?.id ?? ''),
+    startAfter: resumeAt,
+  });
 }
 
 async function step(deps: RunnerDeps, trx: Trx, runId: string, job?: HandledJob): Promise<StepOutcome> {
@@ -142,12 +137,10 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string, job?: HandledJob)
     else if (result.kind === 'wait') {
       const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
       await saveRunProgress(trx, runId, { status: 'waiting', position: next, resumeAt: result.until });
-      await deps.queue.send(
-        trx,
-        QUEUES.run,
-        { runId, due: result.until.getTime() } satisfies RunJob,
-        { id: jobId('run', runId, next.join('.'), result.until.getTime()), startAfter: result.until },
-      );
+      await deps.queue.send(trx, QUEUES.run, { runId, due: result.until.getTime() } satisfies RunJob, {
+        id: jobId('run', runId, next.join('.'), result.until.getTime()),
+        startAfter: result.until,
+      });
       return null;
     } else if (result.kind === 'stop') {
       await saveRunProgress(trx, runId, { status: result.status, position });

@@ -115,7 +115,11 @@ describe('the digest node', () => {
         const rows = await t()
           .db.selectFrom('workflow_runs')
           .select(['id', 'status', 'resume_at'])
-          .where('id', 'in', kept.map((r) => r.id))
+          .where(
+            'id',
+            'in',
+            kept.map((r) => r.id),
+          )
           .where('status', '=', 'waiting')
           .execute();
         return rows[0];

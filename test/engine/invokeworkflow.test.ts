@@ -17,7 +17,16 @@ describe('the invokeworkflow node', () => {
     t()
       .db.selectFrom('executions as e')
       .innerJoin('workflow_runs as r', 'r.execution_id', 'e.id')
-      .select(['e.id', 'e.data', 'e.actor', 'e.parent_run_id', 'e.invoke_depth', 'r.id as run_id', 'r.status', 'r.distinct_id'])
+      .select([
+        'e.id',
+        'e.data',
+        'e.actor',
+        'e.parent_run_id',
+        'e.invoke_depth',
+        'r.id as run_id',
+        'r.status',
+        'r.distinct_id',
+      ])
       .where('e.workspace_id', '=', workspaceId)
       .where('e.workflow_slug', '=', slug)
       .orderBy('e.invoke_depth')
@@ -74,7 +83,8 @@ describe('the invokeworkflow node', () => {
     const chain = await waitFor(
       async () => {
         const rows = await executionsOf(ws.workspaceId, 'loop');
-        return rows.length === MAX_INVOKE_DEPTH + 1 && rows.every((r) => r.status !== 'running' && r.status !== 'waiting')
+        return rows.length === MAX_INVOKE_DEPTH + 1 &&
+          rows.every((r) => r.status !== 'running' && r.status !== 'waiting')
           ? rows
           : undefined;
       },
@@ -82,14 +92,23 @@ describe('the invokeworkflow node', () => {
       'the chain of invocations',
     );
     expect(chain.map((r) => r.invoke_depth)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(chain.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed', 'failed']);
+    expect(chain.map((r) => r.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'failed',
+    ]);
     for (let depth = 1; depth <= MAX_INVOKE_DEPTH; depth++)
       expect(chain[depth]!.parent_run_id).toBe(chain[depth - 1]!.run_id);
     // Nothing more starts later.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await executionsOf(ws.workspaceId, 'loop')).toHaveLength(MAX_INVOKE_DEPTH + 1);
 
-    await liveWorkflow(t, ws, 'dangling', [node('invokeworkflow', { workflow: 'nowhere', recipient_selection: 'recipient' })]);
+    await liveWorkflow(t, ws, 'dangling', [
+      node('invokeworkflow', { workflow: 'nowhere', recipient_selection: 'recipient' }),
+    ]);
     const dangling = (await trigger(t, ws, { workflow: 'dangling', recipients: ['iw-c'] })).json().message_id;
     expect((await finished(dangling)).status).toBe('failed');
   });
@@ -120,8 +139,8 @@ describe('the invokeworkflow node', () => {
     expect(await refusal({ workflow: 'x', recipient_selection: 'recipient', data: '{a: 1 + 1}' })).toContain(
       `${at}: data must be JSON or a path`,
     );
-    expect(
-      await refusal({ workflow: 'x', recipient_selection: 'recipient', actor_selection: 'expression' }),
-    ).toContain(`${at}: actor_expression must be a non-empty JSONNET string`);
+    expect(await refusal({ workflow: 'x', recipient_selection: 'recipient', actor_selection: 'expression' })).toContain(
+      `${at}: actor_expression must be a non-empty JSONNET string`,
+    );
   });
 });

@@ -31,8 +31,7 @@ describe('the subscriber list nodes', () => {
     ]);
     const data = { team: 'apollo' };
     await completed(
-      (await trigger(t, ws, { workflow: 'join-list', recipients: ['sl-a'], actor: 'sl-boss', data })).json()
-        .message_id,
+      (await trigger(t, ws, { workflow: 'join-list', recipients: ['sl-a'], actor: 'sl-boss', data })).json().message_id,
     );
     expect(await members(ws, 'apollo-watchers')).toEqual(['sl-a', 'sl-boss']);
     const list = (await baseCall(t, ws)('GET', '/v1/subscriber_list/apollo-watchers/')).json();

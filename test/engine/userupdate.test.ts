@@ -44,11 +44,9 @@ describe('the userupdate node', () => {
     expect(user.$email.map((e: { value: string }) => e.value)).toEqual(['uu-a@example.com']);
   });
 
-  it("updates the actor from a path into the data, and fails the run on an update the users API refuses", async () => {
+  it('updates the actor from a path into the data, and fails the run on an update the users API refuses', async () => {
     const ws = await engineWorkspace(t);
-    await liveWorkflow(t, ws, 'tier', [
-      node('userupdate', { user_selection: 'actor', properties: 'data["profile"]' }),
-    ]);
+    await liveWorkflow(t, ws, 'tier', [node('userupdate', { user_selection: 'actor', properties: 'data["profile"]' })]);
     const id = (
       await trigger(t, ws, {
         workflow: 'tier',

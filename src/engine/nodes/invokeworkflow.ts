@@ -30,7 +30,11 @@ function chosen(context: RunContext, selection: unknown, expression: unknown, at
       : { kind: 'user', distinctId: recipient.distinct_id!, transient: false };
   if (selection === 'actor') {
     const actor = run.actor as Recipient | null;
-    return actor ? (actor.kind === 'user' ? { kind: 'user', distinctId: actor.distinctId, transient: false } : actor) : null;
+    return actor
+      ? actor.kind === 'user'
+        ? { kind: 'user', distinctId: actor.distinctId, transient: false }
+        : actor
+      : null;
   }
   if (selection === 'expression' && typeof expression === 'string') {
     const value = evaluateJsonnet(expression, context.namespaces);

@@ -30,7 +30,10 @@ export const listAddUser: NodeHandler = async (context) => {
   if (!(await findList(trx, run.workspace_id, listId))) {
     if (field(context.node, 'create_list_if_missing') !== true) return { kind: 'next' };
     const name = field(context.node, 'list_name');
-    await upsertList(trx, run.workspace_id, { listId, ...(typeof name === 'string' && name ? { listName: name } : {}) });
+    await upsertList(trx, run.workspace_id, {
+      listId,
+      ...(typeof name === 'string' && name ? { listName: name } : {}),
+    });
   }
   await addListMembers(trx, run.workspace_id, { listId }, users);
   return { kind: 'next' };

@@ -38,7 +38,9 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
     const [message] = await deliver(context, [channel]);
     if (message?.status !== 'to_be_triggered' || spacing <= 0) continue;
     // The last channel is not waited for: nothing comes after it.
-    return index < pending.length - 1 ? { kind: 'wait', until: new Date(now + spacing), again: true } : { kind: 'next' };
+    return index < pending.length - 1
+      ? { kind: 'wait', until: new Date(now + spacing), again: true }
+      : { kind: 'next' };
   }
   return { kind: 'next' };
 };
