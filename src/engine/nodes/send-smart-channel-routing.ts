@@ -6,7 +6,7 @@ import type { NodeHandler } from './types.js';
 
 /**
  * `send_smart_channel_routing`: its template on one channel after another (`channels`, else
- * `channels_expr`, in list order) until a message of the step reaches `success`; the
+ * `channels_expr`, in list order) until a routed channel's message reaches `success`; the
  * `mandatory_channels` are sent at once, whatever happens. After each channel actually sent the run
  * waits `ttl_value / (n − 1)` (n: the channels routed) as a scheduled job and comes back to the node;
  * a channel the decision refuses (no identity, preferences, no vendor …) is recorded as refused and
@@ -30,7 +30,9 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
   const spacing = routed.length > 1 ? (parseDuration(field(node, 'ttl_value')) ?? 0) / (routed.length - 1) : 0;
 
   const recorded = await findStepMessages(context.trx, run.id, context.nodeRef);
-  if (recorded.some((m) => success.includes(m.status))) return { kind: 'next' };
+  // Mandatory channels go out whatever happens; only the routed ones decide (a mandatory inbox,
+  // delivered at once, would otherwise end every routing with success `delivered`).
+  if (recorded.some((m) => routed.includes(m.channel) && success.includes(m.status))) return { kind: 'next' };
   if (mandatory.length > 0) await deliver(context, mandatory);
   const tried = new Set(recorded.map((m) => m.channel));
   const pending = routed.filter((channel) => !tried.has(channel));
