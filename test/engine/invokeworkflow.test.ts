@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
 import { MAX_INVOKE_DEPTH } from '../../src/engine/nodes/invokeworkflow.js';
 import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { commitOutcome, runOf } from './flow-helpers.js';
 
 /** The invokeworkflow node (docs/engine.md, "invokeworkflow"). */
 describe('the invokeworkflow node', () => {
@@ -115,17 +114,10 @@ describe('the invokeworkflow node', () => {
 
   it('refuses a node without a workflow slug or a recipient selection it can read', async () => {
     const ws = await engineWorkspace(t);
-    const config = configClient(t, ws);
     const refusal = async (fields: Record<string, unknown>) => {
-      await config.postWorkflow('bad-invoke', {
-        name: 'bad-invoke',
-        category: 'order-updates',
-        trigger_type: 'api',
-        tree: { nodes: [node('invokeworkflow', fields)] },
-      });
-      const commit = await config.commitWorkflow('bad-invoke');
-      expect(commit.statusCode).toBe(400);
-      return commit.json().message as string;
+      const outcome = await commitOutcome(t, ws, 'bad-invoke', [node('invokeworkflow', fields)]);
+      expect(outcome.status).toBe(400);
+      return outcome.message;
     };
     const at = 'tree.nodes[0] (invokeworkflow)';
     expect(await refusal({ recipient_selection: 'recipient' })).toContain(`${at}: workflow must be a workflow slug`);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
 import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { commitOutcome, runOf } from './flow-helpers.js';
 
 /** subscriberlistoperation_adduser / _removeuser (docs/engine.md, "subscriber lists"). */
 describe('the subscriber list nodes', () => {
@@ -56,17 +55,10 @@ describe('the subscriber list nodes', () => {
 
   it('refuses a node without a valid list id or user selection', async () => {
     const ws = await engineWorkspace(t);
-    const config = configClient(t, ws);
     const refusal = async (type: string, fields: Record<string, unknown>) => {
-      await config.postWorkflow('bad-list', {
-        name: 'bad-list',
-        category: 'order-updates',
-        trigger_type: 'api',
-        tree: { nodes: [node(type, fields)] },
-      });
-      const commit = await config.commitWorkflow('bad-list');
-      expect(commit.statusCode).toBe(400);
-      return commit.json().message as string;
+      const outcome = await commitOutcome(t, ws, 'bad-list', [node(type, fields)]);
+      expect(outcome.status).toBe(400);
+      return outcome.message;
     };
     expect(await refusal('subscriberlistoperation_adduser', { user_selection: ['recipient'] })).toContain(
       'tree.nodes[0] (subscriberlistoperation_adduser): list_id must be a non-empty string',

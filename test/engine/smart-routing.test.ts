@@ -4,7 +4,7 @@ import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { configClient } from '../management/config-helpers.js';
 import { baseCall, engineWorkspace, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { commitOutcome, makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
 
 /**
  * send_smart_channel_routing (docs/engine.md, "send_smart_channel_routing"). Each wait between two
@@ -152,17 +152,12 @@ describe('the smart channel routing node', () => {
 
   it('refuses a node it cannot route, naming the node and the field', async () => {
     const ws = await engineWorkspace(t);
-    const config = configClient(t, ws);
     const refusal = async (fields: Record<string, unknown>) => {
-      await config.postWorkflow('bad-smart', {
-        name: 'bad-smart',
-        category: 'order-updates',
-        trigger_type: 'api',
-        tree: { nodes: [node('send_smart_channel_routing', { template: 'alert', ...fields })] },
-      });
-      const commit = await config.commitWorkflow('bad-smart');
-      expect(commit.statusCode).toBe(400);
-      return commit.json().message as string;
+      const outcome = await commitOutcome(t, ws, 'bad-smart', [
+        node('send_smart_channel_routing', { template: 'alert', ...fields }),
+      ]);
+      expect(outcome.status).toBe(400);
+      return outcome.message;
     };
     const at = 'tree.nodes[0] (send_smart_channel_routing)';
     expect(await refusal({ ttl_value: '1h' })).toContain(`${at}: channels (a list) or channels_expr`);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
 import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { commitOutcome, runOf } from './flow-helpers.js';
 
 /** The userupdate node (docs/engine.md, "userupdate"). */
 describe('the userupdate node', () => {
@@ -71,17 +70,10 @@ describe('the userupdate node', () => {
 
   it('refuses a node without a user selection or with properties it cannot evaluate', async () => {
     const ws = await engineWorkspace(t);
-    const config = configClient(t, ws);
     const refusal = async (fields: Record<string, unknown>) => {
-      await config.postWorkflow('bad-update', {
-        name: 'bad-update',
-        category: 'order-updates',
-        trigger_type: 'api',
-        tree: { nodes: [node('userupdate', fields)] },
-      });
-      const commit = await config.commitWorkflow('bad-update');
-      expect(commit.statusCode).toBe(400);
-      return commit.json().message as string;
+      const outcome = await commitOutcome(t, ws, 'bad-update', [node('userupdate', fields)]);
+      expect(outcome.status).toBe(400);
+      return outcome.message;
     };
     const at = 'tree.nodes[0] (userupdate)';
     expect(await refusal({ user_selection: 'both', properties: '{}' })).toContain(
