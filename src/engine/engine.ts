@@ -4,7 +4,7 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
 import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
-import { advanceRun, stepRuns } from './runner.js';
+import { advanceRun, stepRuns, type RunJob } from './runner.js';
 
 /**
  * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
@@ -45,10 +45,14 @@ export class Engine {
    * Jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while batches come
    * back full); each job is settled on its own, so one failing job is retried alone.
    */
-  private handle<T>(queue: string, run: (data: T) => Promise<void>, options: { parallel?: boolean } = {}) {
+  private handle<T>(
+    queue: string,
+    run: (data: T, jobId: string) => Promise<void>,
+    options: { parallel?: boolean } = {},
+  ) {
     const settle = async (job: { id: string; data: T }) => {
       try {
-        await run(job.data);
+        await run(job.data, job.id);
         return { id: job.id, status: 'completed' as const };
       } catch (error) {
         this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
@@ -89,21 +93,23 @@ export class Engine {
       httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
       render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
     };
-    const one = this.handle<{ runId: string }>(QUEUES.run, (data) => advanceRun(runner, data.runId));
-    await queue.work<{ runId: string }>(QUEUES.run, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
+    const one = this.handle(QUEUES.run, (data: RunJob, jobId) =>
+      advanceRun(runner, data.runId, { id: jobId, due: data.due }),
+    );
+    await queue.work<RunJob>(QUEUES.run, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
       if (jobs.length < 2) return one(jobs);
       let rest: Awaited<ReturnType<typeof stepRuns>>;
       try {
         rest = await stepRuns(
           runner,
-          jobs.map((job) => job.data.runId),
+          jobs.map((job) => ({ runId: job.data.runId, job: { id: job.id, due: job.data.due } })),
         );
       } catch (error) {
         // One run's failure must not hold back the others: each goes on its own, and only the failing one is retried.
         this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
         return one(jobs);
       }
-      return this.handle<{ runId: string }>(QUEUES.run, (data) => rest(data.runId))(jobs);
+      return this.handle(QUEUES.run, (data: RunJob) => rest(data.runId))(jobs);
     });
     const delivery = {
       db,

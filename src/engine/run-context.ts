@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { perDatabase } from '../db/per-database.js';
 import type { Namespaces } from '../domain/paths.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findObject } from '../repositories/objects.js';
@@ -10,13 +11,14 @@ import type { RunRecipient } from './nodes/types.js';
 
 /** What a run step and its deliveries read about the run's world: the tree, the recipient, the namespaces. */
 
-const trees = new Map<string, unknown>();
+const treesOf = perDatabase<unknown>();
 const TREE_CACHE_LIMIT = 500;
 
 /** The pinned version's tree (versions never change once committed, so they are cached), or a legacy execution's own. */
 export async function runTree(db: Db, run: Pick<LockedRun, 'tree' | 'workflow_id' | 'version_no'>): Promise<unknown> {
   if (run.tree !== null && run.tree !== undefined) return run.tree;
   const key = `${run.workflow_id}:${run.version_no}`;
+  const trees = treesOf(db);
   if (trees.has(key)) return trees.get(key);
   const tree = await findVersionTree(db, run.workflow_id!, run.version_no);
   if (trees.size >= TREE_CACHE_LIMIT) trees.clear();
@@ -31,6 +33,22 @@ const channelValues = (channels: Record<string, unknown[]>) =>
       (entries as { value?: unknown }[]).map((entry) => entry?.value).filter((v) => v !== undefined),
     ]),
   );
+
+export async function loadRecipient(db: Db, run: LockedRun): Promise<RunRecipient> {
+  if (run.recipient_type === 'object') {
+    const object = await findObject(db, run.workspace_id, { objectType: run.object_type!, objectId: run.object_id! });
+    return {
+      type: 'object',
+      distinct_id: null,
+      object_type: run.object_type,
+      object_id: run.object_id,
+      userId: null,
+      properties: object?.properties ?? {},
+      channels: object?.channels ?? {},
+    };
+  }
+  return userRecipient(run, await findUserByDistinctId(db, run.workspace_id, run.distinct_id!));
+}
 
 type TenantRow = Awaited<ReturnType<typeof findTenantSettings>>[number];
 type UserLike = { id: number; properties: Record<string, unknown>; channels: Record<string, unknown[]> } | undefined;
@@ -49,50 +67,59 @@ export function userRecipient(run: LockedRun, user: UserLike): RunRecipient {
   };
 }
 
-export async function loadRecipient(db: Db, run: LockedRun): Promise<RunRecipient> {
-  if (run.recipient_type === 'object') {
-    const object = await findObject(db, run.workspace_id, { objectType: run.object_type!, objectId: run.object_id! });
-    return {
-      type: 'object',
-      distinct_id: null,
-      object_type: run.object_type,
-      object_id: run.object_id,
-      userId: null,
-      properties: object?.properties ?? {},
-      channels: object?.channels ?? {},
-    };
-  }
-  return userRecipient(run, await findUserByDistinctId(db, run.workspace_id, run.distinct_id!));
+/** The distinct_id of the run's actor, when it is a user. */
+export const actorDistinctId = (run: LockedRun) => {
+  const actor = run.actor as Recipient | null;
+  return actor && actor.kind === 'user' ? actor.distinctId : undefined;
+};
+
+/** What conditions and templates read as `$recipient`: its ids, properties, and channel values at `$email` … */
+export const recipientNamespace = (recipient: RunRecipient): Record<string, unknown> => ({
+  ...(recipient.distinct_id !== null ? { distinct_id: recipient.distinct_id } : {}),
+  ...(recipient.object_type !== null ? { object_type: recipient.object_type, id: recipient.object_id } : {}),
+  ...recipient.properties,
+  ...channelValues(recipient.channels),
+});
+
+/** The `$actor` namespace of a user actor: its stored profile, and a transient actor's inline one. */
+export async function actorNamespace(db: Db, run: LockedRun): Promise<Record<string, unknown> | null> {
+  const distinctId = actorDistinctId(run);
+  if (distinctId === undefined) return null;
+  return actorOf(run, await findUserByDistinctId(db, run.workspace_id, distinctId));
+}
+
+function actorOf(run: LockedRun, user: UserLike): Record<string, unknown> | null {
+  const actorRecipient = run.actor as Recipient | null;
+  if (!actorRecipient || actorRecipient.kind !== 'user') return null;
+  return {
+    distinct_id: actorRecipient.distinctId,
+    ...(user?.properties ?? {}),
+    ...(user ? channelValues(user.channels) : {}),
+    ...(actorRecipient.transient ? (actorRecipient.inline ?? {}) : {}),
+  };
 }
 
 export type RunNamespaces = Namespaces & { tenantSettings: Record<string, unknown> };
 
-/** The namespaces conditions and templates read, from what was loaded for the run. */
+export async function loadNamespaces(db: Db, run: LockedRun, recipient: RunRecipient): Promise<RunNamespaces> {
+  const [tenant] = await findTenantSettings(db, run.workspace_id, [run.tenant_id]);
+  const distinctId = actorDistinctId(run);
+  const actorUser = distinctId === undefined ? undefined : await findUserByDistinctId(db, run.workspace_id, distinctId);
+  return namespacesOf(run, recipient, tenant, actorUser);
+}
+
+/** The namespaces conditions and templates read, from what was loaded for the run (one run or a batch). */
 export function namespacesOf(
   run: LockedRun,
   recipient: RunRecipient,
   tenant: TenantRow | undefined,
   actorUser: UserLike,
 ): RunNamespaces {
-  const actorRecipient = run.actor as Recipient | null;
-  let actor: Record<string, unknown> | null = null;
-  if (actorRecipient && actorRecipient.kind === 'user') {
-    actor = {
-      distinct_id: actorRecipient.distinctId,
-      ...(actorUser?.properties ?? {}),
-      ...(actorUser ? channelValues(actorUser.channels) : {}),
-      ...(actorRecipient.transient ? (actorRecipient.inline ?? {}) : {}),
-    };
-  }
+  const actor = actorOf(run, actorUser);
   const settings = (tenant?.settings ?? {}) as Record<string, unknown>;
   return {
     data: { ...(run.data as Record<string, unknown>), ...(run.run_data as Record<string, unknown>) },
-    $recipient: {
-      ...(recipient.distinct_id !== null ? { distinct_id: recipient.distinct_id } : {}),
-      ...(recipient.object_type !== null ? { object_type: recipient.object_type, id: recipient.object_id } : {}),
-      ...recipient.properties,
-      ...channelValues(recipient.channels),
-    },
+    $recipient: recipientNamespace(recipient),
     $actor: actor,
     $brand: tenant
       ? { tenant_id: run.tenant_id, tenant_name: tenant.tenant_name, ...settings, properties: tenant.properties }
@@ -100,17 +127,4 @@ export function namespacesOf(
     $workflow: { slug: run.workflow_slug, version_no: run.version_no, category: run.category },
     tenantSettings: settings,
   };
-}
-
-/** The distinct_id of the run's actor, when it is a user. */
-export const actorDistinctId = (run: LockedRun) => {
-  const actor = run.actor as Recipient | null;
-  return actor && actor.kind === 'user' ? actor.distinctId : undefined;
-};
-
-export async function loadNamespaces(db: Db, run: LockedRun, recipient: RunRecipient): Promise<RunNamespaces> {
-  const [tenant] = await findTenantSettings(db, run.workspace_id, [run.tenant_id]);
-  const actorId = actorDistinctId(run);
-  const actorUser = actorId !== undefined ? await findUserByDistinctId(db, run.workspace_id, actorId) : undefined;
-  return namespacesOf(run, recipient, tenant, actorUser);
 }

@@ -14,7 +14,7 @@ import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { actorDistinctId, namespacesOf, userRecipient, type RunNamespaces } from './run-context.js';
 import { jobId } from './job-ids.js';
-import type { DeliveryFacts, RunRecipient } from './nodes/types.js';
+import type { DeliveryFacts, RecordedMessage, RunRecipient } from './nodes/types.js';
 import { deliveryQueue, type Queue } from './queue.js';
 
 /**
@@ -34,7 +34,12 @@ export interface RunScope {
   facts(run: LockedRun, recipient: RunRecipient, namespaces: RunNamespaces): Promise<DeliveryFacts>;
   save(runId: string, progress: RunProgress): Promise<void>;
   /** A delivery step's messages: inbox ones rendered and stored at once, the others queued for delivery. */
-  writeMessages(run: LockedRun, recipient: RunRecipient, namespaces: RunNamespaces, messages: NewMessage[]): Promise<void>;
+  writeMessages(
+    run: LockedRun,
+    recipient: RunRecipient,
+    namespaces: RunNamespaces,
+    messages: NewMessage[],
+  ): Promise<RecordedMessage[]>;
   /** The writes held back by a batch (nothing for one run). */
   flush(): Promise<void>;
 }
@@ -103,8 +108,19 @@ async function deliverInboxInline(
   };
 }
 
+const recorded = (m: NewMessage): RecordedMessage => ({
+  id: m.id,
+  channel: m.channel,
+  status: m.delivered?.status ?? m.status,
+});
+
 /** Inserts messages (a step run again inserts nothing), queues the ones a provider delivers, announces the stored ones. */
-async function recordMessages(trx: Db, queue: Queue, workspaceId: number, messages: NewMessage[]) {
+async function recordMessages(
+  trx: Db,
+  queue: Queue,
+  workspaceId: number,
+  messages: NewMessage[],
+): Promise<RecordedMessage[]> {
   const inserted = await insertMessages(trx, workspaceId, messages);
   const toDeliver = inserted.filter((m) => m.status === 'to_be_triggered');
   for (const channel of new Set(toDeliver.map((m) => m.channel)))
@@ -127,6 +143,7 @@ async function recordMessages(trx: Db, queue: Queue, workspaceId: number, messag
         data: { n_id: m.id },
       })),
   );
+  return inserted.map((m) => ({ id: m.id, channel: m.channel, status: m.status }));
 }
 
 interface ScopeDeps {
@@ -158,7 +175,7 @@ export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
       const now = deps.now();
       const ready = [];
       for (const m of messages) ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
-      await recordMessages(trx, deps.queue, run.workspace_id, ready);
+      return recordMessages(trx, deps.queue, run.workspace_id, ready);
     },
     flush: async () => {},
   };
@@ -242,8 +259,12 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
     async writeMessages(run, recipient, namespaces, messages) {
       const now = deps.now();
       const list = pending.get(run.workspace_id) ?? [];
-      for (const m of messages) list.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      const ready = [];
+      for (const m of messages) ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      list.push(...ready);
       pending.set(run.workspace_id, list);
+      // Written when the batch ends; the run is locked, so these are the rows its step records.
+      return ready.map(recorded);
     },
     async flush() {
       for (const [workspaceId, messages] of pending) await recordMessages(trx, deps.queue, workspaceId, messages);

@@ -1,11 +1,12 @@
 import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
-import { lockRun, saveRunProgress } from '../repositories/runs.js';
+import { lockRun, saveRunProgress, type LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
 import type { DeliveryFacts, RunContext } from './nodes/types.js';
 import { QUEUES, type Queue } from './queue.js';
+import { handOverGathering } from './gathering.js';
 import { applyRateLimit } from './ratelimit.js';
 import { runTree } from './run-context.js';
 import { batchRunScope, singleRunScope, type RunScope, type StepRenderer } from './run-scope.js';
@@ -26,21 +27,61 @@ export interface RunnerDeps {
   render: StepRenderer;
 }
 
+/** A run job: `due` (ms) is the resume time a wait's job was scheduled for; other jobs have none. */
+export interface RunJob {
+  runId: string;
+  due?: number;
+}
+
+/** The job being handled: its id, and the resume time it was scheduled for. */
+export interface HandledJob {
+  id: string;
+  due?: number;
+}
+
 const RUNNABLE = new Set(['running', 'waiting']);
+/** How early a resume job may be and still be taken as due: worker clocks differ by a little. */
+const EARLY_TOLERANCE_MS = 1000;
 const samePosition = (a: Position, b: Position) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; position: Position };
 
-async function step(deps: RunnerDeps, trx: Trx, runId: string, scope: RunScope): Promise<StepOutcome> {
+/**
+ * A resume job that arrives before its run is due. The job scheduled for this wait (its `due` is the
+ * run's resume_at; a job without `due` may be one) is scheduled again for the due time, never dropped:
+ * the worker's clock may be behind the one that scheduled it. Its successor's id derives from its own,
+ * so a job handled twice schedules one successor. A job scheduled for another wait (a duplicate of an
+ * earlier one) leaves this wait to its own job.
+ */
+async function rescheduleEarly(deps: RunnerDeps, trx: Trx, run: LockedRun, job: HandledJob | undefined) {
+  const resumeAt = run.resume_at!;
+  if (job?.due !== undefined && job.due !== resumeAt.getTime()) return;
+  await deps.queue.send(trx, QUEUES.run, { runId: run.id, due: resumeAt.getTime() } satisfies RunJob, {
+    id: jobId('run-early', run.id, run.position.join('.'), resumeAt.getTime(), job?.id ?? ''),
+    startAfter: resumeAt,
+  });
+}
+
+async function step(
+  deps: RunnerDeps,
+  trx: Trx,
+  runId: string,
+  scope: RunScope,
+  job?: HandledJob,
+): Promise<StepOutcome> {
   const run = await scope.lock(runId);
-  if (!run || !RUNNABLE.has(run.status)) return null;
-  if (run.execution_status === 'cancelled') {
-    await scope.save(runId, { status: 'cancelled', position: run.position });
+  if (!run) return null;
+  if (run.status === 'cancelled' || run.execution_status === 'cancelled') {
+    await handOverGathering(deps, trx, run);
+    if (RUNNABLE.has(run.status)) await scope.save(runId, { status: 'cancelled', position: run.position });
     return null;
   }
+  if (!RUNNABLE.has(run.status)) return null;
   const now = deps.now();
-  // A resume job that arrives early (a duplicate) leaves the wait to the job due at resume_at.
-  if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + 1000) return null;
+  if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + EARLY_TOLERANCE_MS) {
+    await rescheduleEarly(deps, trx, run, job);
+    return null;
+  }
   const tree = await runTree(trx, run);
   const refs = nodeRefs(tree);
   const recipient = await scope.recipient(run);
@@ -85,12 +126,10 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string, scope: RunScope):
     else if (result.kind === 'wait') {
       const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
       await scope.save(runId, { status: 'waiting', position: next, resumeAt: result.until });
-      await deps.queue.send(
-        trx,
-        QUEUES.run,
-        { runId },
-        { id: jobId('run', runId, next.join('.'), result.until.getTime()), startAfter: result.until },
-      );
+      await deps.queue.send(trx, QUEUES.run, { runId, due: result.until.getTime() } satisfies RunJob, {
+        id: jobId('run', runId, next.join('.'), result.until.getTime()),
+        startAfter: result.until,
+      });
       return null;
     } else if (result.kind === 'stop') {
       await scope.save(runId, { status: result.status, position });
@@ -118,30 +157,28 @@ async function storeCall(trx: Db, runId: string, position: Position, output: Rec
   return true;
 }
 
+/** One run's step in its own transaction. */
+const stepOne = (deps: RunnerDeps, runId: string, job?: HandledJob) =>
+  deps.db.transaction().execute(async (trx) => {
+    const scope = singleRunScope(trx, deps);
+    const next = await step(deps, trx, runId, scope, job);
+    await scope.flush();
+    return next;
+  });
+
 /** After a step stopped at an outside call: the call, its answer stored, and the next steps, until the run waits or ends. */
-async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutcome) {
+async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutcome, job?: HandledJob) {
   while (outcome) {
     const output = await outcome.perform();
     const current = outcome;
     const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, current.position, output));
     if (!moved) return;
-    outcome = await deps.db.transaction().execute(async (trx) => {
-      const scope = singleRunScope(trx, deps);
-      const next = await step(deps, trx, runId, scope);
-      await scope.flush();
-      return next;
-    });
+    outcome = await stepOne(deps, runId, job);
   }
 }
 
-export async function advanceRun(deps: RunnerDeps, runId: string) {
-  const outcome = await deps.db.transaction().execute(async (trx) => {
-    const scope = singleRunScope(trx, deps);
-    const next = await step(deps, trx, runId, scope);
-    await scope.flush();
-    return next;
-  });
-  await continueAfter(deps, runId, outcome);
+export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJob) {
+  await continueAfter(deps, runId, await stepOne(deps, runId, job), job);
 }
 
 /**
@@ -149,14 +186,20 @@ export async function advanceRun(deps: RunnerDeps, runId: string) {
  * for the batch's reads and writes, whatever its size (src/engine/run-scope.ts). Returns what is
  * left to do for each run after the commit: its outside call, if its step stopped at one.
  */
-export async function stepRuns(deps: RunnerDeps, runIds: string[]) {
-  const ids = [...new Set(runIds)].sort();
+export async function stepRuns(deps: RunnerDeps, jobs: { runId: string; job: HandledJob }[]) {
+  const byRun = new Map(jobs.map(({ runId, job }) => [runId, job]));
+  const ids = [...byRun.keys()].sort();
   const outcomes = await deps.db.transaction().execute(async (trx) => {
     const scope = await batchRunScope(trx, deps, ids);
     const results = new Map<string, StepOutcome>();
-    for (const id of ids) results.set(id, await step(deps, trx, id, scope));
+    for (const id of ids) results.set(id, await step(deps, trx, id, scope, byRun.get(id)));
     await scope.flush();
     return results;
   });
-  return (runId: string) => continueAfter(deps, runId, outcomes.get(runId) ?? null);
+  // A run fetched twice in one batch (a duplicate job) continues once.
+  return (runId: string) => {
+    const outcome = outcomes.get(runId) ?? null;
+    outcomes.delete(runId);
+    return continueAfter(deps, runId, outcome, byRun.get(runId));
+  };
 }

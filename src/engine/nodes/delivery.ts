@@ -9,7 +9,7 @@ import type { NodeHandler, RunContext } from './types.js';
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message
  * the decision let through is stored at once (inbox) or gets a delivery job, which renders and sends
- * it outside the run's transaction.
+ * it outside the run's transaction. Returns the messages recorded by this step, with their status.
  */
 export async function deliver(context: RunContext, channels: readonly string[]) {
   const { run, recipient, node } = context;
@@ -29,7 +29,8 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
     return {
       id: newUlid(),
       run_id: run.id,
-      execution_id: run.execution_id,
+      // An invoked workflow's messages name the invoking run as their parent (docs/spec/engine.md §3).
+      execution_id: run.parent_run_id ?? run.execution_id,
       node_ref: context.nodeRef,
       workflow_slug: run.workflow_slug,
       version_no: run.version_no,
@@ -48,7 +49,7 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
       template_slug: typeof template === 'string' ? template : null,
     };
   });
-  await context.writeMessages(messages);
+  return context.writeMessages(messages);
 }
 
 export const deliveryNode =

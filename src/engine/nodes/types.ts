@@ -22,9 +22,16 @@ export interface RunContext {
   /** Loaded once per run step, when a delivery node first needs them. */
   deliveryFacts(): Promise<DeliveryFacts>;
   /** Records a delivery step's messages (one per channel) and starts their delivery (src/engine/run-scope.ts). */
-  writeMessages(messages: NewMessage[]): Promise<void>;
+  writeMessages(messages: NewMessage[]): Promise<RecordedMessage[]>;
   /** Timeout of an httpapi_webhook call. */
   httpTimeoutMs: number;
+}
+
+/** A message a step recorded, with the status it was recorded with (an inbox message is already `delivered`). */
+export interface RecordedMessage {
+  id: string;
+  channel: string;
+  status: string;
 }
 
 export interface RunRecipient {
