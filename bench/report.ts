@@ -129,14 +129,18 @@ function engineChecks(results: ScenarioResult[], embedded: boolean): TargetCheck
   checks.push({
     scenario: '9',
     target: 'fan-out to the inbox: last message ≤ 30 s after the 202 (≥ 3,300 deliveries/s)',
-    measured: nine ? `${fixed(nine.seconds ?? NaN)} s, ${int(nine.perSecond ?? NaN)} deliveries/s` : why(find(results, '9')),
+    measured: nine
+      ? `${fixed(nine.seconds ?? NaN)} s, ${int(nine.perSecond ?? NaN)} deliveries/s`
+      : why(find(results, '9')),
     pass: nine?.perSecond === undefined ? null : nine.perSecond >= 3300,
   });
   const eleven = engineOf(find(results, '11'));
   checks.push({
     scenario: '11',
     target: 'trigger → inbox, idle: p50 < 50 ms, p99 < 200 ms',
-    measured: eleven ? `p50 ${fixed(eleven.p50 ?? NaN, 0)} ms, p99 ${fixed(eleven.p99 ?? NaN, 0)} ms` : why(find(results, '11')),
+    measured: eleven
+      ? `p50 ${fixed(eleven.p50 ?? NaN, 0)} ms, p99 ${fixed(eleven.p99 ?? NaN, 0)} ms`
+      : why(find(results, '11')),
     pass: eleven?.p50 === undefined ? null : eleven.p50 < 50 && (eleven.p99 ?? Infinity) < 200,
   });
   const twelve = engineOf(find(results, '12'));

@@ -212,7 +212,10 @@ async function main() {
             query: <R>(text: string, values?: unknown[]) =>
               statsClient.query(text, values) as unknown as Promise<{ rows: R[] }>,
             listen: async (onPayload: (payload: string) => void) => {
-              const listener = new pg.Client({ connectionString: options.databaseUrl, application_name: 'herald-bench-stats' });
+              const listener = new pg.Client({
+                connectionString: options.databaseUrl,
+                application_name: 'herald-bench-stats',
+              });
               await listener.connect();
               listener.on('notification', (n) => n.payload !== undefined && onPayload(n.payload));
               await listener.query('listen herald_inbox');

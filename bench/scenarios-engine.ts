@@ -96,7 +96,10 @@ export async function seedEngine(api: ApiContext, sinkUrl: string): Promise<stri
       path: `${api.managementPrefix}/v2/${api.workspace}${path}`,
     });
   const steps: [string, () => Promise<{ status: number; body: unknown }>][] = [
-    ['template', () => v2('POST', `/template/${ENGINE_TEMPLATE}/`, { name: 'Bench', enabled_channels: ['inbox', 'email'] })],
+    [
+      'template',
+      () => v2('POST', `/template/${ENGINE_TEMPLATE}/`, { name: 'Bench', enabled_channels: ['inbox', 'email'] }),
+    ],
     [
       'inbox variant',
       () =>
@@ -178,7 +181,10 @@ async function progress(ctx: EngineContext, executionId: string) {
     return { total: row.total, pending: row.pending, last: row.last ? row.last.getTime() : undefined };
   }
   const count = async (query: string) => {
-    const result = await send(ctx.main.url, base(ctx.main, 'GET', `/v1/message/?execution_id=${executionId}&limit=1${query}`));
+    const result = await send(
+      ctx.main.url,
+      base(ctx.main, 'GET', `/v1/message/?execution_id=${executionId}&limit=1${query}`),
+    );
     return (result.body as { meta?: { count?: number } }).meta?.count ?? 0;
   };
   return {
@@ -224,7 +230,8 @@ async function cpuSince(ctx: EngineContext, before: CpuSnapshot, apiPids: number
     if (apiPids.includes(pid)) api += used;
     else workers += used;
   }
-  const database = before.database && ctx.databaseCpu ? cpuBetween(before.database, await ctx.databaseCpu()) : undefined;
+  const database =
+    before.database && ctx.databaseCpu ? cpuBetween(before.database, await ctx.databaseCpu()) : undefined;
   return { api: per(api), workers: per(workers), ...(database === undefined ? {} : { database: per(database) }) };
 }
 
@@ -277,7 +284,9 @@ async function fanOut(
     workerPeakRssMb: Math.max(0, ...ctx.workerPeaks()),
     note: [
       `202 in ${acceptedAt - sent} ms`,
-      doneAt ? '' : `**not finished in ${timeoutSeconds} s: ${state.total} of ${expected} written, ${state.pending} pending**`,
+      doneAt
+        ? ''
+        : `**not finished in ${timeoutSeconds} s: ${state.total} of ${expected} written, ${state.pending} pending**`,
       sink ? `${delivered} POSTs at the sink, ${sink.stats().duplicates} duplicates` : '',
     ]
       .filter(Boolean)
@@ -293,7 +302,13 @@ const SCENARIO_TITLES = {
   '12': 'two API + two worker processes: trigger accept across both APIs, fan-out on both workers',
 } as const;
 
-const engineResult = (id: keyof typeof SCENARIO_TITLES, connections: number, engine: EngineFigures[], series: ScenarioResult['series'] = [], notes: string[] = []): ScenarioResult => ({
+const engineResult = (
+  id: keyof typeof SCENARIO_TITLES,
+  connections: number,
+  engine: EngineFigures[],
+  series: ScenarioResult['series'] = [],
+  notes: string[] = [],
+): ScenarioResult => ({
   id,
   title: SCENARIO_TITLES[id],
   connections,
@@ -353,7 +368,11 @@ const fanoutSize = (ctx: EngineContext) => {
 const fanoutTimeout = (subscribers: number) => Math.max(60, subscribers / 200);
 
 /** Scenarios 9 and 10: the large object's subscribers, to the inbox and through the webhook provider. */
-export async function fanOuts(ctx: EngineContext, run: { inbox: boolean; webhook: boolean }, sink: Awaited<ReturnType<typeof startSink>>): Promise<ScenarioResult[]> {
+export async function fanOuts(
+  ctx: EngineContext,
+  run: { inbox: boolean; webhook: boolean },
+  sink: Awaited<ReturnType<typeof startSink>>,
+): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const seeded = missingSeed(ctx, /^subscribers of /);
   const subscribers = fanoutSize(ctx);
@@ -368,7 +387,13 @@ export async function fanOuts(ctx: EngineContext, run: { inbox: boolean; webhook
     }
     await ctx.workers(1);
     await drain(ctx, 60);
-    const figures = await fanOut(ctx, workflow, subscribers + 1, fanoutTimeout(subscribers), id === '10' ? sink : undefined);
+    const figures = await fanOut(
+      ctx,
+      workflow,
+      subscribers + 1,
+      fanoutTimeout(subscribers),
+      id === '10' ? sink : undefined,
+    );
     results.push(
       figures.error
         ? { id, title: SCENARIO_TITLES[id], connections: 1, status: 'failed', reason: figures.error, series: [] }
@@ -479,7 +504,9 @@ export async function twoByTwo(ctx: EngineContext, single: EngineFigures | undef
     ],
     [{ label: 'two APIs', server: 'Herald', figures: combined }],
     [
-      ratio === undefined ? 'no one-worker figure to compare with' : `deliveries/s, two workers ÷ one: ${ratio.toFixed(2)}`,
+      ratio === undefined
+        ? 'no one-worker figure to compare with'
+        : `deliveries/s, two workers ÷ one: ${ratio.toFixed(2)}`,
       `(run, step, channel) written twice over the whole run: ${duplicates}`,
     ],
   );

@@ -59,6 +59,31 @@ const GUARANTEES: [id: string, guarantee: string, test: string][] = [
     'test/soak/concurrency.test.ts',
   ],
   ['concurrency-soak', 'The same for 20 s (`npm run test:soak`)', 'test/soak/concurrency.test.ts'],
+  [
+    'worker-kill-fanout',
+    'Worker processes killed (SIGKILL) at random moments of a fan-out (2 channels; 2,000 recipients, 10,000 with FAULTS_FULL=1), replaced: every (run, step, channel) recorded once, every message at the sink (counted by message_id), none lost; redeliveries of calls in flight at a kill counted and bounded',
+    'test/faults/worker-kill-fanout.test.ts',
+  ],
+  [
+    'stopped-waits',
+    'Every process killed while runs wait in a delay, a batch window and a digest period, down longer than each wait: after the restart each fires once, with every trigger that joined it',
+    'test/faults/stopped-waits.test.ts',
+  ],
+  [
+    'secrets-in-engine-logs',
+    "No log line of any process (debug level, a delivery refused and retried, a signed request) carries a vendor's secret or header, the workspace secret, an API key or a token",
+    'test/faults/stopped-waits.test.ts',
+  ],
+  [
+    'outage-fanout',
+    'PostgreSQL gone (connections reset) for 4 s in the middle of a fan-out: triggers answered 503 or accepted, the fan-out and every accepted trigger complete after it, each recipient one message',
+    'test/faults/outage-fanout.test.ts',
+  ],
+  [
+    'duplicate-triggers',
+    '50 simultaneous triggers over HTTP with one idempotency key (single and bulk): one execution, one run, one message, every answer names it',
+    'test/faults/duplicate-triggers.test.ts',
+  ],
 ];
 
 const dir = join(process.cwd(), 'reports', 'reliability');

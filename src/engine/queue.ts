@@ -28,7 +28,16 @@ export const QUEUES = {
  * provider holds only its own channel's slots and backlog: the other channels' deliveries neither
  * wait behind its jobs nor for its timeouts.
  */
-export const PROVIDER_CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'] as const;
+export const PROVIDER_CHANNELS = [
+  'email',
+  'sms',
+  'whatsapp',
+  'androidpush',
+  'iospush',
+  'webpush',
+  'slack',
+  'ms_teams',
+] as const;
 type DeliveryQueueName = `herald-deliver-${(typeof PROVIDER_CHANNELS)[number]}`;
 export const deliveryQueue = (channel: string): QueueName =>
   (PROVIDER_CHANNELS as readonly string[]).includes(channel)

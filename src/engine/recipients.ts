@@ -48,7 +48,11 @@ export function userRun(
   };
 }
 
-export const objectRun = (objectType: string, objectId: string, subscription: Record<string, unknown> | null): NewRun => ({
+export const objectRun = (
+  objectType: string,
+  objectId: string,
+  subscription: Record<string, unknown> | null,
+): NewRun => ({
   id: newUlid(),
   recipient_key: objectKey(objectType, objectId),
   recipient_type: 'object',

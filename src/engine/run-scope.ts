@@ -4,7 +4,14 @@ import { publishInboxEvents } from '../services/feed.js';
 import { findTenantSettings } from '../repositories/executions.js';
 import { insertMessages, type NewMessage } from '../repositories/messages.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
-import { lockRun, lockRuns, saveRunProgress, saveRunsProgress, type LockedRun, type RunProgress } from '../repositories/runs.js';
+import {
+  lockRun,
+  lockRuns,
+  saveRunProgress,
+  saveRunsProgress,
+  type LockedRun,
+  type RunProgress,
+} from '../repositories/runs.js';
 import { findTenantOverlay } from '../repositories/tenant-preferences.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
 import { findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
@@ -174,7 +181,8 @@ export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
     async writeMessages(run, recipient, namespaces, messages) {
       const now = deps.now();
       const ready = [];
-      for (const m of messages) ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      for (const m of messages)
+        ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
       return recordMessages(trx, deps.queue, run.workspace_id, ready);
     },
     flush: async () => {},
@@ -197,7 +205,8 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
   const users = new Map<string, UserRow>();
   const tenants = new Map<string, Awaited<ReturnType<typeof findTenantSettings>>[number]>();
   const byWorkspace = new Map<number, LockedRun[]>();
-  for (const run of runs.values()) byWorkspace.set(run.workspace_id, [...(byWorkspace.get(run.workspace_id) ?? []), run]);
+  for (const run of runs.values())
+    byWorkspace.set(run.workspace_id, [...(byWorkspace.get(run.workspace_id) ?? []), run]);
   for (const [workspaceId, list] of byWorkspace) {
     const ids = new Set<string>();
     for (const run of list) {
@@ -251,7 +260,12 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
         const overlay = await memo(overlays, tenantKey, () => findTenantOverlay(trx, run.workspace_id, run.tenant_id));
         preferences = preferenceStateOf(mine, overlay);
       }
-      return { roots: categories.root_categories, preferences, blockedChannels: blockedOf(namespaces), vendors: active };
+      return {
+        roots: categories.root_categories,
+        preferences,
+        blockedChannels: blockedOf(namespaces),
+        vendors: active,
+      };
     },
     async save(runId, p) {
       progress.set(runId, { ...p, id: runId });
@@ -260,7 +274,8 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
       const now = deps.now();
       const list = pending.get(run.workspace_id) ?? [];
       const ready = [];
-      for (const m of messages) ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+      for (const m of messages)
+        ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
       list.push(...ready);
       pending.set(run.workspace_id, list);
       // Written when the batch ends; the run is locked, so these are the rows its step records.

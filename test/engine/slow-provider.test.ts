@@ -14,7 +14,10 @@ const RECIPIENTS = 60;
  * side, each with its own timeout).
  */
 describe('a slow provider', () => {
-  const t = useTestApp({}, { engine: { renderer: 'templates', engine: { deliveryTimeoutMs: 2000, retryDelayScale: 0.01, concurrency: 1 } } });
+  const t = useTestApp(
+    {},
+    { engine: { renderer: 'templates', engine: { deliveryTimeoutMs: 2000, retryDelayScale: 0.01, concurrency: 1 } } },
+  );
   let slow: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let fast: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeAll(async () => {
@@ -35,7 +38,10 @@ describe('a slow provider', () => {
     // Every email call hangs longer than the timeout, once; the retry is answered.
     for (const id of users) slow.plan(id, [{ hangMs: 5000, status: 200 }]);
     // Email first in every run: its jobs are queued ahead of the SMS ones.
-    await liveWorkflow(t, ws, 'both', [node('send_email', { template: 'note' }), node('send_sms', { template: 'note' })]);
+    await liveWorkflow(t, ws, 'both', [
+      node('send_email', { template: 'note' }),
+      node('send_sms', { template: 'note' }),
+    ]);
     const recipients = users.map((id) => ({ distinct_id: id, $email: [`${id}@example.com`], $sms: ['+15550000000'] }));
     const began = Date.now();
     const { message_id } = (await trigger(t, ws, { workflow: 'both', recipients })).json();

@@ -55,8 +55,7 @@ export async function webhookVendor(
 
 /** `count` users with an email and a phone, subscribed to one object, 100 per request. */
 export async function subscribeUsers(t: () => TestApp, ws: WorkspaceFixture, object: string, count: number) {
-  const call = (url: string, payload: object) =>
-    t().app.inject({ method: 'POST', url, headers: ws.base, payload });
+  const call = (url: string, payload: object) => t().app.inject({ method: 'POST', url, headers: ws.base, payload });
   const created = await call(`/v1/object/crowd/${object}/`, {});
   if (created.statusCode >= 300) throw new Error(`object: ${created.body}`);
   for (let from = 0; from < count; from += 100) {

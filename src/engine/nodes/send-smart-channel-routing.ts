@@ -38,7 +38,8 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
   const pending = routed.filter((channel) => !tried.has(channel));
   for (const [index, channel] of pending.entries()) {
     const [message] = await deliver(context, [channel]);
-    if (message?.status !== 'to_be_triggered' || spacing <= 0) continue;
+    // Sent: on its way to a provider, or an inbox message already stored by the step.
+    if ((message?.status !== 'to_be_triggered' && message?.status !== 'delivered') || spacing <= 0) continue;
     // The last channel is not waited for: nothing comes after it.
     return index < pending.length - 1
       ? { kind: 'wait', until: new Date(now + spacing), again: true }
