@@ -3,6 +3,7 @@ import { applyUpsert } from '../domain/entity-operations.js';
 import { changeUsers } from '../services/users.js';
 import { newUlid } from '../ids.js';
 import { findObjects } from '../repositories/objects.js';
+import { findListIds } from '../repositories/subscriber-lists.js';
 import {
   claimIdempotencyKeys,
   findIdempotentExecutions,
@@ -24,9 +25,13 @@ import { QUEUES, type Queue } from './queue.js';
 export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
 
 export interface IntakeRecord extends TriggerRecord {
-  source: 'trigger' | 'event' | 'legacy';
-  /** A legacy dynamic workflow: its own tree and category, no stored workflow. */
+  source: 'trigger' | 'event' | 'legacy' | 'broadcast';
+  /** A legacy dynamic workflow or a broadcast: its own tree and category, no stored workflow. */
   dynamic?: { tree: unknown; category: string };
+  /** A broadcast: the list whose live members the worker pages through (its recipients stay empty). */
+  listId?: string;
+  /** When the trigger job may start (a broadcast's delay or trigger_at); now when absent. */
+  startAfter?: Date;
 }
 
 export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`;
@@ -56,6 +61,10 @@ export async function acceptTriggers(
     objectRefs.length > 0
       ? new Set((await findObjects(trx, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
       : new Set<string>();
+  const listIds = [...new Set(pending.flatMap(({ record }) => (record.listId === undefined ? [] : [record.listId])))];
+  const lists = new Set(
+    listIds.length > 0 ? (await findListIds(trx, workspaceId, listIds)).map((row) => row.list_id) : [],
+  );
   const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
   const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
 
@@ -68,6 +77,8 @@ export async function acceptTriggers(
     );
     if (missing && missing.kind === 'object')
       return (refuse(index, 404, `object '${missing.objectType}/${missing.objectId}' not found`), false);
+    if (record.listId !== undefined && !lists.has(record.listId))
+      return (refuse(index, 404, `list_id: ${record.listId} not found`), false);
     if (!tenants.has(record.tenantId)) return (refuse(index, 404, `tenant '${record.tenantId}' not found`), false);
     return true;
   });
@@ -125,13 +136,21 @@ export async function acceptTriggers(
       idempotency_key: record.idempotencyKey,
       cancellation_key: record.cancellationKey,
       source: record.source,
+      list_id: record.listId ?? null,
     };
   });
+  const startAfter = new Map(fresh.map(({ record, index }) => [ids.get(index)!, record.startAfter]));
   await insertExecutions(trx, workspaceId, executions);
   await queue.sendMany(
     trx,
     QUEUES.trigger,
-    executions.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+    executions.map((e) => {
+      const after = startAfter.get(e.id);
+      return {
+        data: { executionId: e.id },
+        options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
+      };
+    }),
   );
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];

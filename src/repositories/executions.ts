@@ -114,6 +114,8 @@ export interface NewExecution {
   idempotency_key: string | null;
   cancellation_key: string | null;
   source: string;
+  /** A broadcast's list. */
+  list_id?: string | null;
 }
 
 export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {
@@ -150,10 +152,15 @@ export async function cancelExecutions(
     idempotencyKey?: string;
     workflowSlug?: string;
     cancellationKey?: string;
+    listId?: string;
+    /** Broadcasts only (true) or workflow runs only (false). */
+    broadcasts: boolean;
   },
 ): Promise<string[]> {
   let query = trx.updateTable('executions').set({ status: 'cancelled', cancelled_at: sql`now()` });
   query = query.where('workspace_id', '=', workspaceId).where('status', '!=', 'cancelled');
+  query = query.where('source', filter.broadcasts ? '=' : '!=', 'broadcast');
+  if (filter.listId !== undefined) query = query.where('list_id', '=', filter.listId);
   if (filter.executionId !== undefined) query = query.where('id', '=', filter.executionId);
   if (filter.idempotencyKey !== undefined) query = query.where('idempotency_key', '=', filter.idempotencyKey);
   if (filter.workflowSlug !== undefined) query = query.where('workflow_slug', '=', filter.workflowSlug);

@@ -21,6 +21,7 @@ export const WORKFLOW_COLUMNS = [
   'updated_at',
   'updated_by',
   'last_executed_at',
+  'payload_schema',
 ] as const;
 
 /** The workflow row is its draft; `lock` holds it until the transaction ends, so commits serialize. */
@@ -54,6 +55,7 @@ export function upsertWorkflowDraft(
     trigger_events: JSON.stringify(content.trigger_events),
     tags: JSON.stringify(content.tags),
     tree: JSON.stringify(content.tree),
+    payload_schema: content.payload_schema === null ? null : JSON.stringify(content.payload_schema),
     updated_at: sql<Date>`now()`,
     updated_by: JSON.stringify(input.actor),
   };
