@@ -7,6 +7,7 @@ import { findObjects } from '../repositories/objects.js';
 import { findSubscriberPage, insertRuns, type NewRun } from '../repositories/runs.js';
 import { findMemberPage } from '../repositories/list-members.js';
 import { findListIds } from '../repositories/subscriber-lists.js';
+import { markWorkflowExecuted } from '../repositories/workflows.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 
@@ -76,6 +77,7 @@ const runJobs = (runs: { id: string }[]) =>
 export async function startExecution(trx: Db, queue: Queue, executionId: string) {
   const execution = await findExecution(trx, executionId);
   if (!execution || execution.status === 'cancelled') return;
+  if (execution.workflow_id !== null) await markWorkflowExecuted(trx, execution.workflow_id, execution.created_at);
   const recipients = execution.recipients as Recipient[];
   const runs = recipients.map((r) =>
     r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null),

@@ -114,3 +114,13 @@ export async function findCategoriesOfEnabledLiveWorkflows(db: Db, workspaceId: 
     .execute();
   return rows.map((row) => row.category);
 }
+
+/** A trigger of the workflow ran (its trigger job): `last_executed_at` moves forward to `at`, never back. */
+export async function markWorkflowExecuted(db: Db, workflowId: number, at: Date) {
+  await db
+    .updateTable('workflows')
+    .set({ last_executed_at: at })
+    .where('id', '=', workflowId)
+    .where((eb) => eb.or([eb('last_executed_at', 'is', null), eb('last_executed_at', '<', at)]))
+    .execute();
+}
