@@ -4,6 +4,8 @@ import { changeUsers } from '../services/users.js';
 import { newUlid } from '../ids.js';
 import { findObjects } from '../repositories/objects.js';
 import { findListIds } from '../repositories/subscriber-lists.js';
+import { findLinkedSchemas } from '../repositories/payload-schemas.js';
+import { describePayloadErrors, payloadFieldErrors } from '../domain/payload-schemas.js';
 import {
   claimIdempotencyKeys,
   findIdempotentExecutions,
@@ -83,11 +85,31 @@ export async function acceptTriggers(
     return true;
   });
 
+  // An API trigger of a workflow that links a payload schema: its data must satisfy it (a 400 naming the field).
+  const linked = valid.flatMap(({ record, index }) => {
+    const link = record.source === 'trigger' ? workflows.get(record.workflow)?.payload_schema : null;
+    return link ? [{ record, index, link }] : [];
+  });
+  if (linked.length > 0) {
+    const schemas = await findLinkedSchemas(
+      trx,
+      workspaceId,
+      linked.map(({ link }) => ({ schema: link.schema, version_no: link.version_no ?? null })),
+    );
+    const schemaOf = new Map(schemas.map((s) => [`${s.slug}\u0000${s.requested ?? ''}`, s]));
+    for (const { record, index, link } of linked) {
+      const schema = schemaOf.get(`${link.schema}\u0000${link.version_no ?? ''}`);
+      const errors = schema ? payloadFieldErrors(schema, record.data, 'data') : [];
+      if (schema && errors.length > 0) refuse(index, 400, describePayloadErrors(schema, errors));
+    }
+  }
+  const accepted = valid.filter(({ index }) => results[index] === undefined);
+
   // Keys: the first record of a key in this batch claims it; later ones and keys used in the last 24 h
   // answer with the execution that holds the key.
-  const ids = new Map(valid.map(({ index }) => [index, newUlid()]));
+  const ids = new Map(accepted.map(({ index }) => [index, newUlid()]));
   const firstOfKey = new Map<string, number>();
-  for (const { record, index } of valid)
+  for (const { record, index } of accepted)
     if (record.idempotencyKey !== null && !firstOfKey.has(record.idempotencyKey))
       firstOfKey.set(record.idempotencyKey, index);
   const claimed = await claimIdempotencyKeys(
@@ -100,7 +122,7 @@ export async function acceptTriggers(
     workspaceId,
     [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
   );
-  const fresh = valid.filter(({ record, index }) => {
+  const fresh = accepted.filter(({ record, index }) => {
     const key = record.idempotencyKey;
     if (key === null || (claimed.has(key) && firstOfKey.get(key) === index)) return true;
     const executionId = claimed.has(key) ? ids.get(firstOfKey.get(key)!)! : held.get(key)!;

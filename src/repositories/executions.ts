@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { PayloadSchemaLink } from '../db/types.js';
 
 /** Triggers as accepted (executions), their idempotency keys, and the workflows they pin. */
 
@@ -10,6 +11,7 @@ export interface LiveWorkflowRow {
   version_no: number | null;
   category: string | null;
   trigger_type: string | null;
+  payload_schema: PayloadSchemaLink | null;
 }
 
 /** The named workflows with their live version, in one statement. */
@@ -28,6 +30,7 @@ export function findLiveWorkflows(db: Db, workspaceId: number, slugs: string[]):
       'workflow_versions.version_no',
       'workflow_versions.category',
       'workflow_versions.trigger_type',
+      'workflow_versions.payload_schema',
     ])
     .where('workflows.workspace_id', '=', workspaceId)
     .where('workflows.slug', 'in', sql<string>`(select jsonb_array_elements_text(${JSON.stringify(slugs)}::jsonb))`)
