@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { acceptTriggers } from '../engine/intake.js';
-import { readBroadcast } from '../domain/broadcasts.js';
-import { RecordError } from '../services/triggers.js';
-import { cancelExecutions } from '../services/triggers.js';
+import { cancelExecutions, readBroadcast, RecordError } from '../services/triggers.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
 import { shortErrors } from '../schemas/common.js';
 import { CancelResultSchema, failErrors } from '../schemas/triggers.js';

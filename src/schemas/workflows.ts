@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ActorSchema, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
 import { WORKFLOW_SLUG_MAX_LENGTH } from './identifiers.js';
-import type { PayloadSchemaLink } from '../db/types.js';
 import {
   CommitMessage,
   CommitMessageQuerySchema,
@@ -117,5 +116,5 @@ export interface WorkflowContent {
   trigger_events: string[];
   tags: string[];
   tree: unknown;
-  payload_schema: PayloadSchemaLink | null;
+  payload_schema: { schema: string; version_no: number | null } | null;
 }

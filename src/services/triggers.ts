@@ -1,5 +1,5 @@
 /**
- * What the trigger routes need besides the engine's intake: the readers that turn a request record into an intake
+ * What the trigger routes need besides the engine's intake: the readers that turn a request record (a trigger, a broadcast) into an intake
  * record (domain/trigger-records.ts) and the cancel of pending executions.
  */
 export {
@@ -10,3 +10,4 @@ export {
   TRIGGER_BODY_LIMIT,
 } from '../domain/trigger-records.js';
 export { cancelExecutions } from '../repositories/executions.js';
+export { readBroadcast } from '../domain/broadcasts.js';
