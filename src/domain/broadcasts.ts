@@ -31,16 +31,23 @@ export interface BroadcastRecord extends TriggerRecord {
 /** Messages carry this as their workflow slug (ours: a broadcast names no workflow). */
 export const broadcastSlug = (listId: string) => `broadcast:${listId}`;
 
+/** The furthest ahead a broadcast may be scheduled (ours). */
+export const MAX_BROADCAST_WAIT_DAYS = 366;
+const MAX_WAIT_MS = MAX_BROADCAST_WAIT_DAYS * 86_400_000;
+
 /** When the broadcast starts: `trigger_at` wins over `delay`; undefined is now. Throws RecordError naming the field. */
 export function broadcastStart(body: Pick<BroadcastBody, 'delay' | 'trigger_at'>, now: number): Date | undefined {
   if (body.trigger_at !== undefined) {
     const at = Date.parse(body.trigger_at);
     if (Number.isNaN(at)) throw new RecordError('trigger_at must be an ISO 8601 date-time');
+    if (at - now > MAX_WAIT_MS)
+      throw new RecordError(`trigger_at must be at most ${MAX_BROADCAST_WAIT_DAYS} days ahead`);
     return at > now ? new Date(at) : undefined;
   }
   if (body.delay !== undefined) {
     const ms = parseDuration(body.delay);
     if (ms === undefined) throw new RecordError('delay must be a duration like 1d2h30m10s or a number of seconds');
+    if (ms > MAX_WAIT_MS) throw new RecordError(`delay must be at most ${MAX_BROADCAST_WAIT_DAYS} days`);
     return ms > 0 ? new Date(now + ms) : undefined;
   }
   return undefined;

@@ -115,6 +115,9 @@ describe('broadcasts', () => {
       [{ ...ok, channels: ['pigeon'] }, 400, 'channels.0'],
       [{ ...ok, delay: 'soon' }, 400, 'delay must be a duration'],
       [{ ...ok, trigger_at: 'tomorrow' }, 400, 'trigger_at must be an ISO 8601 date-time'],
+      [{ ...ok, delay: '367d' }, 400, 'delay must be at most 366 days'],
+      [{ ...ok, delay: 1e300 }, 400, 'delay must be at most 366 days'],
+      [{ ...ok, trigger_at: '+275760-09-13T00:00:00Z' }, 400, 'trigger_at must be at most 366 days ahead'],
       [{ ...ok, list_id: 'ghost' }, 404, 'list_id: ghost not found'],
       [{ ...ok, tenant_id: 'acme' }, 404, "tenant 'acme' not found"],
     ];
