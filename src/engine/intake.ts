@@ -27,9 +27,11 @@ import { QUEUES, type Queue } from './queue.js';
 export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
 
 export interface IntakeRecord extends TriggerRecord {
-  source: 'trigger' | 'event' | 'legacy' | 'broadcast';
+  source: 'trigger' | 'event' | 'legacy' | 'invoke' | 'broadcast';
   /** A legacy dynamic workflow or a broadcast: its own tree and category, no stored workflow. */
   dynamic?: { tree: unknown; category: string };
+  /** Started by another run's invokeworkflow node: that run, and the depth of the chain. */
+  invokedBy?: { runId: string; depth: number };
   /** A broadcast: the list whose live members the worker pages through (its recipients stay empty). */
   listId?: string;
   /** When the trigger job may start (a broadcast's delay or trigger_at); now when absent. */
@@ -159,6 +161,7 @@ export async function acceptTriggers(
       cancellation_key: record.cancellationKey,
       source: record.source,
       list_id: record.listId ?? null,
+      ...(record.invokedBy ? { parent_run_id: record.invokedBy.runId, invoke_depth: record.invokedBy.depth } : {}),
     };
   });
   const startAfter = new Map(fresh.map(({ record, index }) => [ids.get(index)!, record.startAfter]));

@@ -117,6 +117,9 @@ export interface NewExecution {
   idempotency_key: string | null;
   cancellation_key: string | null;
   source: string;
+  /** An invoked workflow: the invoking run and the depth of the chain. */
+  parent_run_id?: string | null;
+  invoke_depth?: number;
   /** A broadcast's list. */
   list_id?: string | null;
 }
