@@ -131,6 +131,13 @@ export interface WorkflowsTable {
   updated_at: Timestamp;
   updated_by: Json<ActorColumn | null> | null;
   last_executed_at: NullableTimestamp;
+  /** The payload schema a trigger's data must satisfy: `{schema, version_no}` (null: its live version), or none. */
+  payload_schema: ColumnType<PayloadSchemaLink | null, string | null | undefined, string | null>;
+}
+
+export interface PayloadSchemaLink {
+  schema: string;
+  version_no: number | null;
 }
 
 export interface WorkflowVersionsTable {
@@ -143,6 +150,7 @@ export interface WorkflowVersionsTable {
   trigger_events: Json<string[]>;
   tags: Json<string[]>;
   tree: Json<unknown>;
+  payload_schema: ColumnType<PayloadSchemaLink | null, string | null | undefined, string | null>;
   commit_message: string | null;
   committed_at: Timestamp;
   committed_by: Json<ActorColumn | null> | null;

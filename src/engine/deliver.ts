@@ -8,6 +8,7 @@ import { findMessageById, saveDelivery, type MessageRow } from '../repositories/
 import { findRun } from '../repositories/runs.js';
 import { publishInboxEvents } from '../services/feed.js';
 import { findVendor } from '../repositories/vendors.js';
+import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient } from './run-context.js';
@@ -92,6 +93,8 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
     });
     return;
   }
+  if (rendered.template)
+    await markTemplateTriggered(db, row.workspace_id, rendered.template.slug, new Date(deps.now()));
   if (row.channel === 'inbox') {
     await saveDelivery(db, row.id, {
       status: 'delivered',

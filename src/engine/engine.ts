@@ -3,11 +3,11 @@ import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { QUEUES, type Queue } from './queue.js';
-import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
+import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
 import { advanceRun, type RunJob } from './runner.js';
 
 /**
- * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
+ * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
  * retried by the queue with backoff; a slow provider holds one delivery slot until its timeout, never
  * the others.
  */
@@ -82,6 +82,13 @@ export class Engine {
       QUEUES.fanout,
       BATCH(concurrency),
       this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
+    );
+    await queue.work<ListFanoutJob>(
+      QUEUES.listFanout,
+      BATCH(concurrency),
+      this.handle(QUEUES.listFanout, (data) =>
+        db.transaction().execute((trx) => listFanOutPage(trx, queue, data, pageSize)),
+      ),
     );
     const runner = { db, queue, now: this.now, httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000 };
     await queue.work<RunJob>(

@@ -5,6 +5,9 @@ import type { Recipient } from '../domain/trigger-records.js';
 import { findExecution } from '../repositories/executions.js';
 import { findObjects } from '../repositories/objects.js';
 import { findSubscriberPage, insertRuns, type NewRun } from '../repositories/runs.js';
+import { findMemberPage } from '../repositories/list-members.js';
+import { findListIds } from '../repositories/subscriber-lists.js';
+import { markWorkflowExecuted } from '../repositories/workflows.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 
@@ -22,6 +25,14 @@ export interface FanoutJob {
   workspaceId: number;
   objectId: number;
   depth: number;
+  after: number;
+}
+
+export interface ListFanoutJob {
+  executionId: string;
+  workspaceId: number;
+  listPk: number;
+  /** The last member row id of the previous page. */
   after: number;
 }
 
@@ -66,12 +77,25 @@ const runJobs = (runs: { id: string }[]) =>
 export async function startExecution(trx: Db, queue: Queue, executionId: string) {
   const execution = await findExecution(trx, executionId);
   if (!execution || execution.status === 'cancelled') return;
+  if (execution.workflow_id !== null) await markWorkflowExecuted(trx, execution.workflow_id, execution.created_at);
   const recipients = execution.recipients as Recipient[];
   const runs = recipients.map((r) =>
     r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null),
   );
   const inserted = await insertRuns(trx, execution.workspace_id, executionId, runs);
   await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  if (execution.list_id !== null) {
+    const [list] = await findListIds(trx, execution.workspace_id, [execution.list_id]);
+    // A list deleted since the broadcast was accepted has no members left to notify.
+    if (list)
+      await queue.send(
+        trx,
+        QUEUES.listFanout,
+        { executionId, workspaceId: execution.workspace_id, listPk: list.id, after: 0 } satisfies ListFanoutJob,
+        { id: jobId('list-fanout', executionId, list.id, 0) },
+      );
+    return;
+  }
   const objectRefs = recipients.flatMap((r) =>
     r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [],
   );
@@ -130,4 +154,29 @@ export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize
   if (page.length === pageSize)
     next.push({ data: { ...job, after: last }, options: { id: jobId('fanout', job.executionId, job.objectId, last) } });
   await queue.sendMany(trx, QUEUES.fanout, next);
+}
+
+/**
+ * One page of a broadcast's list members (its live members, in member id order): their runs and the
+ * next page, five statements whatever the page size. A page done twice inserts no run twice (runs are
+ * unique per execution and recipient) and enqueues nothing twice (derived job ids); a cancelled
+ * broadcast stops at the next page.
+ */
+export async function listFanOutPage(trx: Db, queue: Queue, job: ListFanoutJob, pageSize: number) {
+  const execution = await trx
+    .selectFrom('executions')
+    .select('status')
+    .where('id', '=', job.executionId)
+    .executeTakeFirst();
+  if (!execution || execution.status === 'cancelled') return;
+  const page = await findMemberPage(trx, job.listPk, job.after, pageSize);
+  if (page.length === 0) return;
+  const runs = page.map((row) => userRun({ kind: 'user', distinctId: row.distinct_id, transient: false }, null));
+  const inserted = await insertRuns(trx, job.workspaceId, job.executionId, runs);
+  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  if (page.length < pageSize) return;
+  const last = page[page.length - 1]!.id;
+  await queue.send(trx, QUEUES.listFanout, { ...job, after: last } satisfies ListFanoutJob, {
+    id: jobId('list-fanout', job.executionId, job.listPk, last),
+  });
 }
