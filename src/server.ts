@@ -1,4 +1,5 @@
 import { buildApp } from './app.js';
+import { outboundPolicyOf } from './channels/outbound.js';
 import { providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
 import { surfaceUrls, type Config } from './config.js';
@@ -85,6 +86,7 @@ export async function runHerald(config: Config, roles: Roles) {
         secretBox: database.secretBox,
         render: (request) => renderTemplate(database.db, request),
         providers,
+        outbound: outboundPolicyOf(config),
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
