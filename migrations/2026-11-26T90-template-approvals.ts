@@ -6,7 +6,8 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('template_variant_approvals')
-    .addColumn('template_id', 'bigint', (c) => c.notNull())
+    // Its own key to templates too: the workspace a row belongs to is one join away (test/support/workspace-scope.ts).
+    .addColumn('template_id', 'bigint', (c) => c.notNull().references('templates.id').onDelete('cascade'))
     .addColumn('version_no', 'integer', (c) => c.notNull())
     .addColumn('channel', 'text', (c) => c.notNull())
     .addColumn('variant_id', 'text', (c) => c.notNull())

@@ -56,6 +56,8 @@ export async function runHerald(config: Config, roles: Roles) {
     throw new Error(
       'the embedded database serves one process: run API and worker together (npm start) or set DATABASE_URL',
     );
+  // Read before anything opens: a malformed OUTBOUND_ALLOWED_HOSTS stops the start, naming the entry.
+  const outbound = outboundPolicyOf(config);
   const database: OpenDatabase = await openDatabase(config);
   const queue = new Queue({
     url: config.DATABASE_URL,
@@ -86,7 +88,7 @@ export async function runHerald(config: Config, roles: Roles) {
         secretBox: database.secretBox,
         render: (request) => renderTemplate(database.db, request),
         providers,
-        outbound: outboundPolicyOf(config),
+        outbound,
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
