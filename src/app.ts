@@ -17,6 +17,7 @@ import { documentFrameworkErrors } from './http/documented-errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { AJV_OPTIONS, refuseNonFiniteNumbers, strictBodyValidators } from './http/strict-bodies.js';
+import { sharedSerializers } from './http/schema-compilers.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { badRequest, toHttpError, unavailable } from './errors.js';
 import { baseTree } from './base/index.js';
@@ -99,7 +100,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     logController: new RequestLogController(),
     genReqId: () => newUlid(),
     ajv: { customOptions: { ...AJV_OPTIONS } },
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidators } },
+    schemaController: {
+      compilersFactory: { buildValidator: strictBodyValidators, buildSerializer: sharedSerializers },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('config', config);

@@ -1,5 +1,6 @@
 import Handlebars from 'handlebars';
 import type { Db } from '../db/database.js';
+import { perDatabase } from '../db/per-database.js';
 import type { CommittedVariant } from '../db/types.js';
 import {
   CHANNEL_FIELDS,
@@ -74,7 +75,7 @@ handlebars.registerHelper('t', function (this: unknown, key: unknown, options: H
 });
 
 const TRANSLATION_CALL = /\{\{~?\s*t\s/;
-const cache = new Map<string, CompiledVersion>();
+const cacheOf = perDatabase<CompiledVersion>();
 
 function compileVariant(variant: CommittedVariant): CompiledVariant {
   const channel = variant.channel as DeliveryChannel;
@@ -89,7 +90,7 @@ function compileVariant(variant: CommittedVariant): CompiledVariant {
   return { ...variant, fields, usesTranslations };
 }
 
-function remember(key: string, version: CompiledVersion) {
+function remember(cache: Map<string, CompiledVersion>, key: string, version: CompiledVersion) {
   // A Map iterates in insertion order: re-inserting on use makes the first key the least recently used.
   cache.delete(key);
   cache.set(key, version);
@@ -134,6 +135,7 @@ export async function renderTemplate(db: Db, request: RenderRequest): Promise<Re
   const pointer = await findLiveTemplatePointer(db, workspaceId, request.templateSlug);
   if (!pointer) return { ok: false, reason: `template '${request.templateSlug}' not found or never committed` };
   const key = `${pointer.id}:${pointer.live_version_no}:${pointer.approvals_stamp}`;
+  const cache = cacheOf(db);
   let version = cache.get(key);
   if (!version) {
     const versionKey = { template_id: pointer.id, version_no: pointer.live_version_no };
@@ -154,7 +156,7 @@ export async function renderTemplate(db: Db, request: RenderRequest): Promise<Re
       return { ok: false, reason: `template '${request.templateSlug}' does not compile: ${(error as Error).message}` };
     }
   }
-  remember(key, version);
+  remember(cache, key, version);
 
   const { context } = request;
   const root: Record<string, unknown> = {

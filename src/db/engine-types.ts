@@ -23,6 +23,10 @@ export interface ExecutionsTable {
   status: Generated<string>;
   created_at: Timestamp;
   cancelled_at: NullableTimestamp;
+  /** The run whose invokeworkflow node started this execution. */
+  parent_run_id: Generated<string | null>;
+  /** How many invocations led here: 0 for a trigger, the invoking execution's depth + 1 otherwise. */
+  invoke_depth: Generated<number>;
 }
 
 export interface TriggerIdempotencyKeysTable {

@@ -24,6 +24,17 @@ import {
 
 const ROLLBACK = Symbol('rollback');
 
+/**
+ * What `pglite.transaction()` sent, reported through Kysely's query log as the pg driver reports
+ * its own BEGIN and COMMIT, so that statement counts agree on both engines. Never sent again.
+ */
+const SENT_BY_PGLITE = {
+  begin: CompiledQuery.raw('begin'),
+  commit: CompiledQuery.raw('commit'),
+  rollback: CompiledQuery.raw('rollback'),
+};
+const alreadySent = new Set<CompiledQuery>(Object.values(SENT_BY_PGLITE));
+
 class PGliteConnection implements DatabaseConnection {
   private tx: Transaction | undefined;
   private finish: ((commit: boolean) => void) | undefined;
@@ -32,6 +43,7 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (alreadySent.has(compiled)) return { rows: [] };
     const client = this.tx ?? this.pglite;
     const result = await client.query<R>(compiled.sql, [...compiled.parameters]);
     return result.affectedRows
@@ -99,16 +111,20 @@ class PGliteDriver implements Driver {
     (connection as PGliteConnection & { release?: () => void }).release?.();
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    return (connection as PGliteConnection).begin(settings);
+  // `connection.executeQuery` is the one Kysely wrapped with its query log.
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    await (connection as PGliteConnection).begin(settings);
+    await connection.executeQuery(SENT_BY_PGLITE.begin);
   }
 
-  commitTransaction(connection: DatabaseConnection) {
-    return (connection as PGliteConnection).end(true);
+  async commitTransaction(connection: DatabaseConnection) {
+    await (connection as PGliteConnection).end(true);
+    await connection.executeQuery(SENT_BY_PGLITE.commit);
   }
 
-  rollbackTransaction(connection: DatabaseConnection) {
-    return (connection as PGliteConnection).end(false);
+  async rollbackTransaction(connection: DatabaseConnection) {
+    await (connection as PGliteConnection).end(false);
+    await connection.executeQuery(SENT_BY_PGLITE.rollback);
   }
 
   async destroy() {

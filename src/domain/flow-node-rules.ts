@@ -1,6 +1,8 @@
 import { clockMinutes, isTimeZone, WEEKDAYS } from './calendar.js';
 import { parseDuration } from './durations.js';
+import { isTrivialJsonnet } from './jsonnet.js';
 import { isExpression } from './paths.js';
+import { LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 
 /**
  * Commit-time rules of the time and flow nodes (issue #18): what each needs so the engine can run
@@ -19,7 +21,68 @@ export const FLOW_NODE_TYPES = [
   'objectoperation_addsubscription',
   'objectoperation_removesubscription',
   'transform',
+  'send_smart_channel_routing',
+  'userupdate',
+  'subscriberlistoperation_adduser',
+  'subscriberlistoperation_removeuser',
+  'invokeworkflow',
 ] as const;
+
+const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams', 'inbox'];
+const LIST_ID = new RegExp(LIST_ID_PATTERN);
+const WORKFLOW_SLUG = new RegExp(WORKFLOW_SLUG_PATTERN);
+
+/** A JSONNET field the engine evaluates as the trivial JSONNET (docs/engine.md, "JSONNET"). */
+const jsonnetErrors = (here: string, name: string, value: unknown, required: boolean) => {
+  if (value === undefined || value === null || value === '')
+    return required ? [`${here}: ${name} must be a non-empty JSONNET string`] : [];
+  if (typeof value !== 'string') return [`${here}: ${name} must be a JSONNET string`];
+  return isTrivialJsonnet(value)
+    ? []
+    : [`${here}: ${name} must be JSON or a path such as data.x or $recipient.x (full JSONNET is not supported)`];
+};
+
+const userSelectionErrors = (here: string, selection: unknown) =>
+  !Array.isArray(selection) || selection.length === 0 || selection.some((s) => s !== 'actor' && s !== 'recipient')
+    ? [`${here}: user_selection must list actor and/or recipient`]
+    : [];
+
+const SELECTIONS = ['recipient', 'actor', 'expression'];
+function selectionErrors(here: string, name: string, selection: unknown, expression: unknown, required: boolean) {
+  if (selection === undefined || selection === null) return required ? [`${here}: ${name}_selection is required`] : [];
+  if (!SELECTIONS.includes(selection as string))
+    return [`${here}: ${name}_selection must be recipient, actor or expression`];
+  return selection === 'expression' ? jsonnetErrors(here, `${name}_expression`, expression, true) : [];
+}
+
+function smartRoutingErrors(here: string, get: (name: string) => unknown): string[] {
+  const errors: string[] = [];
+  const channels = get('channels');
+  const expr = get('channels_expr');
+  const listed = (value: unknown) => Array.isArray(value) && value.every((c) => CHANNELS.includes(c as string));
+  if (channels !== undefined && channels !== null) {
+    if (!listed(channels)) errors.push(`${here}: channels must list channels among ${CHANNELS.join(', ')}`);
+  } else if (!(typeof expr === 'string' && isExpression(expr)))
+    errors.push(`${here}: channels (a list) or channels_expr (a path such as .channels) is required`);
+  const mandatory = get('mandatory_channels');
+  if (mandatory !== undefined && mandatory !== null && !listed(mandatory))
+    errors.push(`${here}: mandatory_channels must list channels among ${CHANNELS.join(', ')}`);
+  if (get('success_is_event') === true)
+    errors.push(`${here}: success_is_event is not supported by this engine; success must be a message status`);
+  const success = get('success');
+  if (success !== undefined && success !== 'delivered' && success !== 'seen' && success !== 'interacted')
+    errors.push(`${here}: success must be delivered, seen or interacted`);
+  const ttl = get('ttl_value');
+  const routed = Array.isArray(channels)
+    ? channels.filter((c) => !(Array.isArray(mandatory) && mandatory.includes(c))).length
+    : 2;
+  if (ttl !== undefined && ttl !== null ? !((parseDuration(ttl) ?? 0) > 0) : routed > 1)
+    errors.push(`${here}: ttl_value must be a duration like 30m or 1h (the time the channels are spread over)`);
+  const basis = get('routing_basis');
+  if (basis !== undefined && basis !== null && basis !== 'cost_low_to_high')
+    errors.push(`${here}: routing_basis must be cost_low_to_high`);
+  return errors;
+}
 
 function windowErrors(
   here: string,
@@ -215,14 +278,7 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
       const value = get(name);
       if (typeof value !== 'string' || value.trim() === '') errors.push(`${here}: ${name} must be a non-empty string`);
     }
-    const selection = get('user_selection');
-    if (
-      !Array.isArray(selection) ||
-      selection.length === 0 ||
-      selection.some((s) => s !== 'actor' && s !== 'recipient')
-    )
-      errors.push(`${here}: user_selection must list actor and/or recipient`);
-    return errors;
+    return [...errors, ...userSelectionErrors(here, get('user_selection'))];
   }
   if (type === 'transform') {
     const variables = get('variables');
@@ -241,6 +297,43 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
       if (typeof v.value !== 'string' || v.value === '') errors.push(`${at}.value must be a non-empty string`);
       return errors;
     });
+  }
+  if (type === 'send_smart_channel_routing') return smartRoutingErrors(here, get);
+  if (type === 'userupdate') {
+    const selection = get('user_selection');
+    return [
+      ...(selection !== 'actor' && selection !== 'recipient'
+        ? [`${here}: user_selection must be actor or recipient`]
+        : []),
+      ...jsonnetErrors(here, 'properties', get('properties'), true),
+    ];
+  }
+  if (type === 'subscriberlistoperation_adduser' || type === 'subscriberlistoperation_removeuser') {
+    const errors: string[] = [];
+    const listId = get('list_id');
+    const dynamic = get('is_list_id_dynamic') === true;
+    if (typeof listId !== 'string' || listId.trim() === '') errors.push(`${here}: list_id must be a non-empty string`);
+    else if (!dynamic && !LIST_ID.test(listId))
+      errors.push(`${here}: list_id must have 1 to 128 characters without spaces or slashes`);
+    const name = get('list_name');
+    if (name !== undefined && name !== null && !(typeof name === 'string' && name.length >= 1 && name.length <= 256))
+      errors.push(`${here}: list_name must be a string of 1 to 256 characters`);
+    return [...errors, ...userSelectionErrors(here, get('user_selection'))];
+  }
+  if (type === 'invokeworkflow') {
+    const workflow = get('workflow');
+    const append = get('append_current_run_data');
+    return [
+      ...(typeof workflow === 'string' && WORKFLOW_SLUG.test(workflow)
+        ? []
+        : [`${here}: workflow must be a workflow slug (a-z, 0-9, - and _)`]),
+      ...selectionErrors(here, 'recipient', get('recipient_selection'), get('recipient_expression'), true),
+      ...selectionErrors(here, 'actor', get('actor_selection'), get('actor_expression'), false),
+      ...jsonnetErrors(here, 'data', get('data'), false),
+      ...(append !== undefined && append !== null && typeof append !== 'boolean'
+        ? [`${here}: append_current_run_data must be a boolean`]
+        : []),
+    ];
   }
   if (type === 'timewindow') {
     const windows = get('windows');

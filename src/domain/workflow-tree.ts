@@ -46,7 +46,8 @@ export const SUPPORTED_NODE_TYPES = [
   ...FLOW_NODE_TYPES,
 ] as const;
 
-export const isDeliveryNode = (type: string) => type in DELIVERY_NODE_CHANNELS || type === 'send_multi_channel';
+export const isDeliveryNode = (type: string) =>
+  type in DELIVERY_NODE_CHANNELS || type === 'send_multi_channel' || type === 'send_smart_channel_routing';
 
 /**
  * A node's field: at the node's top level as the OpenAPI places it, or (ours) under `properties`

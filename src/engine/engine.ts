@@ -5,7 +5,7 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { QUEUES, type Queue } from './queue.js';
 import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
-import { advanceRun } from './runner.js';
+import { advanceRun, type RunJob } from './runner.js';
 
 /**
  * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
@@ -46,10 +46,14 @@ export class Engine {
    * Jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while batches come
    * back full); each job is settled on its own, so one failing job is retried alone.
    */
-  private handle<T>(queue: string, run: (data: T) => Promise<void>, options: { parallel?: boolean } = {}) {
+  private handle<T>(
+    queue: string,
+    run: (data: T, jobId: string) => Promise<void>,
+    options: { parallel?: boolean } = {},
+  ) {
     const settle = async (job: { id: string; data: T }) => {
       try {
-        await run(job.data);
+        await run(job.data, job.id);
         return { id: job.id, status: 'completed' as const };
       } catch (error) {
         this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
@@ -83,10 +87,10 @@ export class Engine {
       this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
     );
     const runner = { db, queue, now: this.now, httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000 };
-    await queue.work<{ runId: string }>(
+    await queue.work<RunJob>(
       QUEUES.run,
       BATCH(concurrency),
-      this.handle(QUEUES.run, (data) => advanceRun(runner, data.runId)),
+      this.handle(QUEUES.run, (data: RunJob, jobId) => advanceRun(runner, data.runId, { id: jobId, due: data.due })),
     );
     const delivery = {
       db,

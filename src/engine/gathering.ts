@@ -1,12 +1,24 @@
 import { field } from '../domain/workflow-tree.js';
-import { batchItems, closeBatch, latestBatchItem } from '../repositories/batches.js';
-import { mergeRunData } from '../repositories/runs.js';
+import type { Trx } from '../db/database.js';
+import {
+  batchItems,
+  closeBatch,
+  findHeir,
+  findOpenGatheringOf,
+  latestBatchItem,
+  liveItemCount,
+  setBatchWaiter,
+} from '../repositories/batches.js';
+import { mergeRunData, reviveAbsorbedRun, type LockedRun } from '../repositories/runs.js';
+import { jobId } from './job-ids.js';
 import type { RunContext } from './nodes/types.js';
+import { QUEUES, type Queue } from './queue.js';
 
 /**
  * What batch and digest share once their gathering closes: the run that waited carries the events
  * on as `$batched_events` (up to `retain_count`, first or last per `retain_order`) and
- * `$batched_events_count`, with the latest trigger's data as its root data.
+ * `$batched_events_count`, with the latest trigger's data as its root data. A trigger cancelled while
+ * it waits in a gathering leaves it: its data is neither listed nor counted (docs/engine.md, "cancel").
  */
 
 const DEFAULT_RETAIN = 10;
@@ -18,7 +30,7 @@ export function retention(context: RunContext) {
 }
 
 /** Closes the batch and hands its events to this run's later steps. */
-export async function carryOn(context: RunContext, batch: { id: string; event_count: number }, fromSeq: number) {
+export async function carryOn(context: RunContext, batch: { id: string }, fromSeq: number) {
   const { trx, run } = context;
   await closeBatch(trx, batch.id);
   const { limit, order } = retention(context);
@@ -27,7 +39,7 @@ export async function carryOn(context: RunContext, batch: { id: string; event_co
   const data = {
     ...((latest?.data as Record<string, unknown>) ?? {}),
     $batched_events: events.map((e) => e.data),
-    $batched_events_count: batch.event_count - fromSeq + 1,
+    $batched_events_count: await liveItemCount(trx, batch.id, fromSeq),
   };
   await mergeRunData(trx, run.id, data);
   context.namespaces.data = { ...context.namespaces.data, ...data };
@@ -37,4 +49,27 @@ export async function carryOn(context: RunContext, batch: { id: string; event_co
 export function itemData(data: Record<string, unknown>): Record<string, unknown> {
   const { $batched_events: _events, $batched_events_count: _count, ...own } = data;
   return own;
+}
+
+/**
+ * A run cancelled while it waits for its batch or digest hands the gathering to the next trigger not
+ * cancelled (an absorbed run, which waits again at its node until the gathering's time), so the
+ * triggers it absorbed are still sent; with none left the gathering closes and sends nothing.
+ */
+export async function handOverGathering(deps: { queue: Queue }, trx: Trx, run: LockedRun) {
+  const gathering = await findOpenGatheringOf(trx, run.id);
+  if (!gathering) return;
+  const heir = await findHeir(trx, gathering.id, run.id);
+  if (!heir) {
+    await closeBatch(trx, gathering.id);
+    return;
+  }
+  await setBatchWaiter(trx, gathering.id, heir);
+  await reviveAbsorbedRun(trx, heir, gathering.closes_at);
+  await deps.queue.send(
+    trx,
+    QUEUES.run,
+    { runId: heir, due: gathering.closes_at.getTime() },
+    { id: jobId('run-heir', heir, gathering.id), startAfter: gathering.closes_at },
+  );
 }

@@ -24,9 +24,11 @@ import { QUEUES, type Queue } from './queue.js';
 export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
 
 export interface IntakeRecord extends TriggerRecord {
-  source: 'trigger' | 'event' | 'legacy';
+  source: 'trigger' | 'event' | 'legacy' | 'invoke';
   /** A legacy dynamic workflow: its own tree and category, no stored workflow. */
   dynamic?: { tree: unknown; category: string };
+  /** Started by another run's invokeworkflow node: that run, and the depth of the chain. */
+  invokedBy?: { runId: string; depth: number };
 }
 
 export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`;
@@ -125,6 +127,7 @@ export async function acceptTriggers(
       idempotency_key: record.idempotencyKey,
       cancellation_key: record.cancellationKey,
       source: record.source,
+      ...(record.invokedBy ? { parent_run_id: record.invokedBy.runId, invoke_depth: record.invokedBy.depth } : {}),
     };
   });
   await insertExecutions(trx, workspaceId, executions);

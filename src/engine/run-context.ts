@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { perDatabase } from '../db/per-database.js';
 import type { Namespaces } from '../domain/paths.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findObject } from '../repositories/objects.js';
@@ -10,13 +11,14 @@ import type { RunRecipient } from './nodes/types.js';
 
 /** What a run step and its deliveries read about the run's world: the tree, the recipient, the namespaces. */
 
-const trees = new Map<string, unknown>();
+const treesOf = perDatabase<unknown>();
 const TREE_CACHE_LIMIT = 500;
 
 /** The pinned version's tree (versions never change once committed, so they are cached), or a legacy execution's own. */
 export async function runTree(db: Db, run: Pick<LockedRun, 'tree' | 'workflow_id' | 'version_no'>): Promise<unknown> {
   if (run.tree !== null && run.tree !== undefined) return run.tree;
   const key = `${run.workflow_id}:${run.version_no}`;
+  const trees = treesOf(db);
   if (trees.has(key)) return trees.get(key);
   const tree = await findVersionTree(db, run.workflow_id!, run.version_no);
   if (trees.size >= TREE_CACHE_LIMIT) trees.clear();
@@ -58,32 +60,38 @@ export async function loadRecipient(db: Db, run: LockedRun): Promise<RunRecipien
   };
 }
 
+/** What conditions and templates read as `$recipient`: its ids, properties, and channel values at `$email` … */
+export const recipientNamespace = (recipient: RunRecipient): Record<string, unknown> => ({
+  ...(recipient.distinct_id !== null ? { distinct_id: recipient.distinct_id } : {}),
+  ...(recipient.object_type !== null ? { object_type: recipient.object_type, id: recipient.object_id } : {}),
+  ...recipient.properties,
+  ...channelValues(recipient.channels),
+});
+
+/** The `$actor` namespace of a user actor: its stored profile, and a transient actor's inline one. */
+export async function actorNamespace(db: Db, run: LockedRun): Promise<Record<string, unknown> | null> {
+  const actorRecipient = run.actor as Recipient | null;
+  if (!actorRecipient || actorRecipient.kind !== 'user') return null;
+  const user = await findUserByDistinctId(db, run.workspace_id, actorRecipient.distinctId);
+  return {
+    distinct_id: actorRecipient.distinctId,
+    ...(user?.properties ?? {}),
+    ...(user ? channelValues(user.channels) : {}),
+    ...(actorRecipient.transient ? (actorRecipient.inline ?? {}) : {}),
+  };
+}
+
 export async function loadNamespaces(
   db: Db,
   run: LockedRun,
   recipient: RunRecipient,
 ): Promise<Namespaces & { tenantSettings: Record<string, unknown> }> {
-  const actorRecipient = run.actor as Recipient | null;
   const [tenant] = await findTenantSettings(db, run.workspace_id, [run.tenant_id]);
-  let actor: Record<string, unknown> | null = null;
-  if (actorRecipient && actorRecipient.kind === 'user') {
-    const user = await findUserByDistinctId(db, run.workspace_id, actorRecipient.distinctId);
-    actor = {
-      distinct_id: actorRecipient.distinctId,
-      ...(user?.properties ?? {}),
-      ...(user ? channelValues(user.channels) : {}),
-      ...(actorRecipient.transient ? (actorRecipient.inline ?? {}) : {}),
-    };
-  }
+  const actor = await actorNamespace(db, run);
   const settings = (tenant?.settings ?? {}) as Record<string, unknown>;
   return {
     data: { ...(run.data as Record<string, unknown>), ...(run.run_data as Record<string, unknown>) },
-    $recipient: {
-      ...(recipient.distinct_id !== null ? { distinct_id: recipient.distinct_id } : {}),
-      ...(recipient.object_type !== null ? { object_type: recipient.object_type, id: recipient.object_id } : {}),
-      ...recipient.properties,
-      ...channelValues(recipient.channels),
-    },
+    $recipient: recipientNamespace(recipient),
     $actor: actor,
     $brand: tenant
       ? { tenant_id: run.tenant_id, tenant_name: tenant.tenant_name, ...settings, properties: tenant.properties }

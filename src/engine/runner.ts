@@ -3,12 +3,13 @@ import { conditionsHold } from '../domain/expressions.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
 import { loadPreferenceState } from '../services/user-preferences.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
-import { lockRun, saveRunProgress } from '../repositories/runs.js';
+import { lockRun, saveRunProgress, type LockedRun } from '../repositories/runs.js';
 import { findActiveVendors } from '../repositories/vendors.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
 import type { DeliveryFacts, RunContext } from './nodes/types.js';
 import { QUEUES, type Queue } from './queue.js';
+import { handOverGathering } from './gathering.js';
 import { applyRateLimit } from './ratelimit.js';
 import { loadNamespaces, loadRecipient, runTree } from './run-context.js';
 
@@ -26,21 +27,55 @@ export interface RunnerDeps {
   httpTimeoutMs: number;
 }
 
+/** A run job: `due` (ms) is the resume time a wait's job was scheduled for; other jobs have none. */
+export interface RunJob {
+  runId: string;
+  due?: number;
+}
+
+/** The job being handled: its id, and the resume time it was scheduled for. */
+export interface HandledJob {
+  id: string;
+  due?: number;
+}
+
 const RUNNABLE = new Set(['running', 'waiting']);
+/** How early a resume job may be and still be taken as due: worker clocks differ by a little. */
+const EARLY_TOLERANCE_MS = 1000;
 const samePosition = (a: Position, b: Position) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; position: Position };
 
-async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutcome> {
+/**
+ * A resume job that arrives before its run is due. The job scheduled for this wait (its `due` is the
+ * run's resume_at; a job without `due` may be one) is scheduled again for the due time, never dropped:
+ * the worker's clock may be behind the one that scheduled it. Its successor's id derives from its own,
+ * so a job handled twice schedules one successor. A job scheduled for another wait (a duplicate of an
+ * earlier one) leaves this wait to its own job.
+ */
+async function rescheduleEarly(deps: RunnerDeps, trx: Trx, run: LockedRun, job: HandledJob | undefined) {
+  const resumeAt = run.resume_at!;
+  if (job?.due !== undefined && job.due !== resumeAt.getTime()) return;
+  await deps.queue.send(trx, QUEUES.run, { runId: run.id, due: resumeAt.getTime() } satisfies RunJob, {
+    id: jobId('run-early', run.id, run.position.join('.'), resumeAt.getTime(), job?.id ?? ''),
+    startAfter: resumeAt,
+  });
+}
+
+async function step(deps: RunnerDeps, trx: Trx, runId: string, job?: HandledJob): Promise<StepOutcome> {
   const run = await lockRun(trx, runId);
-  if (!run || !RUNNABLE.has(run.status)) return null;
-  if (run.execution_status === 'cancelled') {
-    await saveRunProgress(trx, runId, { status: 'cancelled', position: run.position });
+  if (!run) return null;
+  if (run.status === 'cancelled' || run.execution_status === 'cancelled') {
+    await handOverGathering(deps, trx, run);
+    if (RUNNABLE.has(run.status)) await saveRunProgress(trx, runId, { status: 'cancelled', position: run.position });
     return null;
   }
+  if (!RUNNABLE.has(run.status)) return null;
   const now = deps.now();
-  // A resume job that arrives early (a duplicate) leaves the wait to the job due at resume_at.
-  if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + 1000) return null;
+  if (run.status === 'waiting' && run.resume_at && run.resume_at.getTime() > now + EARLY_TOLERANCE_MS) {
+    await rescheduleEarly(deps, trx, run, job);
+    return null;
+  }
   const tree = await runTree(trx, run);
   const refs = nodeRefs(tree);
   const recipient = await loadRecipient(trx, run);
@@ -102,12 +137,10 @@ async function step(deps: RunnerDeps, trx: Trx, runId: string): Promise<StepOutc
     else if (result.kind === 'wait') {
       const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
       await saveRunProgress(trx, runId, { status: 'waiting', position: next, resumeAt: result.until });
-      await deps.queue.send(
-        trx,
-        QUEUES.run,
-        { runId },
-        { id: jobId('run', runId, next.join('.'), result.until.getTime()), startAfter: result.until },
-      );
+      await deps.queue.send(trx, QUEUES.run, { runId, due: result.until.getTime() } satisfies RunJob, {
+        id: jobId('run', runId, next.join('.'), result.until.getTime()),
+        startAfter: result.until,
+      });
       return null;
     } else if (result.kind === 'stop') {
       await saveRunProgress(trx, runId, { status: result.status, position });
@@ -135,9 +168,9 @@ async function storeCall(trx: Db, runId: string, position: Position, output: Rec
   return true;
 }
 
-export async function advanceRun(deps: RunnerDeps, runId: string) {
+export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJob) {
   for (;;) {
-    const outcome = await deps.db.transaction().execute((trx) => step(deps, trx, runId));
+    const outcome = await deps.db.transaction().execute((trx) => step(deps, trx, runId, job));
     if (!outcome) return;
     const output = await outcome.perform();
     const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, outcome.position, output));

@@ -14,8 +14,12 @@ type ValidatorFactory = NonNullable<
  * a number, not the string "12". Query strings, path parameters and headers are text by nature
  * and keep Ajv's coercion (`?limit=10` is the number the API documents).
  */
+// One pool for the process: the library keys its Ajv instances by shared schemas and options, and
+// Ajv caches each compiled schema by object, so every app this process builds (each test file
+// builds its own) compiles a route's schema once (docs/testing.md, "Schemas compiled once").
+const factory = AjvCompiler();
+
 export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptions) => {
-  const factory = AjvCompiler();
   type Options = Parameters<typeof factory>[1];
   const custom = (ajvOptions as { customOptions?: Record<string, unknown> }).customOptions ?? {};
   const coercing = factory(externalSchemas, {

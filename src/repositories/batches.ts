@@ -67,25 +67,68 @@ export async function closeBatch(trx: Db, batchId: string) {
   await trx.updateTable('workflow_batches').set({ status: 'closed' }).where('id', '=', batchId).execute();
 }
 
-/** Items from `fromSeq` on: the first or the last `limit` of them, in arrival order, and the latest one. */
+/** A gathering's items whose trigger was not cancelled: a cancelled trigger leaves the batch or digest. */
+const liveItems = (trx: Db, batchId: string) =>
+  trx
+    .selectFrom('workflow_batch_items as i')
+    .innerJoin('workflow_runs as r', 'r.id', 'i.run_id')
+    .innerJoin('executions as e', 'e.id', 'r.execution_id')
+    .where('i.batch_id', '=', batchId)
+    .where('e.status', '!=', 'cancelled');
+
+/** Items from `fromSeq` on: the first or the last `limit` of them, in arrival order. */
 export async function batchItems(trx: Db, batchId: string, fromSeq: number, limit: number, order: 'first' | 'last') {
-  const rows = await trx
-    .selectFrom('workflow_batch_items')
-    .select(['seq', 'data'])
-    .where('batch_id', '=', batchId)
-    .where('seq', '>=', fromSeq)
-    .orderBy('seq', order === 'first' ? 'asc' : 'desc')
+  const rows = await liveItems(trx, batchId)
+    .select(['i.seq', 'i.data'])
+    .where('i.seq', '>=', fromSeq)
+    .orderBy('i.seq', order === 'first' ? 'asc' : 'desc')
     .limit(limit)
     .execute();
   return order === 'first' ? rows : rows.reverse();
 }
 
 export async function latestBatchItem(trx: Db, batchId: string) {
-  return trx
-    .selectFrom('workflow_batch_items')
-    .select(['seq', 'data'])
-    .where('batch_id', '=', batchId)
-    .orderBy('seq', 'desc')
+  return liveItems(trx, batchId).select(['i.seq', 'i.data']).orderBy('i.seq', 'desc').limit(1).executeTakeFirst();
+}
+
+/** How many items from `fromSeq` on were not cancelled. */
+export async function liveItemCount(trx: Db, batchId: string, fromSeq: number): Promise<number> {
+  const row = await liveItems(trx, batchId)
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('i.seq', '>=', fromSeq)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** The open batch or digest this run waits for, at whichever node, locked. */
+export const findOpenGatheringOf = (trx: Db, runId: string) =>
+  trx
+    .selectFrom('workflow_batches')
+    .select(['id', 'closes_at'])
+    .where('waiter_run_id', '=', runId)
+    .where('status', '=', 'open')
+    .forUpdate()
+    .executeTakeFirst();
+
+/**
+ * The run that takes over a gathering from its cancelled waiter: the earliest trigger after the
+ * waiter's own whose run ended absorbed (`batched`) and whose execution is not cancelled.
+ */
+export async function findHeir(trx: Db, batchId: string, waiterRunId: string) {
+  const row = await liveItems(trx, batchId)
+    .select('i.run_id')
+    .where('r.status', '=', 'batched')
+    .where(
+      'i.seq',
+      '>',
+      trx
+        .selectFrom('workflow_batch_items')
+        .select('seq')
+        .where('batch_id', '=', batchId)
+        .where('run_id', '=', waiterRunId),
+    )
+    .orderBy('i.seq')
     .limit(1)
     .executeTakeFirst();
+  return row?.run_id;
 }

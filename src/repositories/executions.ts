@@ -114,6 +114,9 @@ export interface NewExecution {
   idempotency_key: string | null;
   cancellation_key: string | null;
   source: string;
+  /** An invoked workflow: the invoking run and the depth of the chain. */
+  parent_run_id?: string | null;
+  invoke_depth?: number;
 }
 
 export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {

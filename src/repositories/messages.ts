@@ -49,6 +49,17 @@ export async function insertMessages(trx: Db, workspaceId: number, messages: New
     .execute();
 }
 
+/** The messages one step of a run recorded so far, in the order they were recorded. */
+export function findStepMessages(db: Db, runId: string, nodeRef: string) {
+  return db
+    .selectFrom('messages')
+    .select(['channel', 'status'])
+    .where('run_id', '=', runId)
+    .where('node_ref', '=', nodeRef)
+    .orderBy('seq')
+    .execute();
+}
+
 export function findMessage(db: Db, workspaceId: number, id: string) {
   return db
     .selectFrom('messages')

@@ -63,6 +63,8 @@ const selectRun = (db: Db, runId: string) =>
       'e.tenant_id',
       'e.idempotency_key',
       'e.status as execution_status',
+      'e.parent_run_id',
+      'e.invoke_depth',
     ])
     .where('r.id', '=', runId);
 
@@ -115,4 +117,14 @@ export async function mergeRunData(trx: Db, runId: string, data: Record<string, 
   await sql`update workflow_runs set data = data || ${JSON.stringify(data)}::jsonb, updated_at = now() where id = ${runId}`.execute(
     trx,
   );
+}
+
+/** An absorbed run takes over its gathering: it waits again, at the node where it stopped, until `resumeAt`. */
+export async function reviveAbsorbedRun(trx: Db, runId: string, resumeAt: Date) {
+  await trx
+    .updateTable('workflow_runs')
+    .set({ status: 'waiting', resume_at: resumeAt, updated_at: sql`now()` })
+    .where('id', '=', runId)
+    .where('status', '=', 'batched')
+    .execute();
 }

@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common.js';
 import { DistinctIdSchema } from './users.js';
+import { LIST_ID_PATTERN } from './identifiers.js';
 
 /** Ours: 1 to 128 characters without spaces or slashes, case-sensitive. */
 export const ListIdSchema = Type.String({
   minLength: 1,
   maxLength: 128,
-  pattern: '^[^\\s/]+$',
+  pattern: LIST_ID_PATTERN,
   description: 'the list identifier; 1 to 128 characters without spaces or slashes',
 });
 /** Version ids are ULIDs made by start_sync. */

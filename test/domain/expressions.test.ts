@@ -129,7 +129,7 @@ describe('durations and the tree', () => {
       treeRunErrors({
         nodes: [
           { node_type: 'send_email' },
-          { node_type: 'invokeworkflow' },
+          { node_type: 'made_up' },
           { node_type: 'delay', delay_type: 'fixed', duration: 'soon' },
           {
             node_type: 'branch',
@@ -146,7 +146,7 @@ describe('durations and the tree', () => {
       }),
     ).toEqual([
       'tree.nodes[0] (send_email): template must be a template slug (a-z, 0-9, - and _)',
-      "tree.nodes[1] (invokeworkflow): node type 'invokeworkflow' is not supported by this engine",
+      "tree.nodes[1] (made_up): node type 'made_up' is not supported by this engine",
       'tree.nodes[2] (delay): duration must be a duration like 30s, 1h30m or 1d2h30m10s',
       expect.stringContaining("tree.nodes[3].branches[0].conditions[0].expression_v1.args[0].op '~' is not one of"),
       'tree.nodes[3].branches[0].nodes[0] (send_sms): template must be a template slug (a-z, 0-9, - and _)',

@@ -61,6 +61,31 @@ describe('the batch node', () => {
     return id;
   };
 
+  it('hands the batch to the next trigger when the run that waits for it is cancelled', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'cancel-batch', [node('batch', { fixed_window: '3s' }), inbox('digest')]);
+    const ids = [
+      await fire(ws, 'cancel-batch', 'cb-a', { text: 'one' }),
+      await fire(ws, 'cancel-batch', 'cb-a', { text: 'two' }),
+      await fire(ws, 'cancel-batch', 'cb-a', { text: 'three' }),
+    ];
+    const cancel = await t().app.inject({
+      method: 'POST',
+      url: '/v1/workflow_run/cancel/',
+      headers: ws.base,
+      payload: { execution_id: ids[0] },
+    });
+    expect(cancel.json()).toEqual({ execution_ids: [ids[0]] });
+    await waitFor(async () => renderedFor('cb-a').length === 1, 10_000, 'the batch after its waiter was cancelled');
+    expect(renderedFor('cb-a')[0]).toEqual({
+      recipient: 'cb-a',
+      text: 'three',
+      events: [{ text: 'two' }, { text: 'three' }],
+      count: 2,
+    });
+    expect(await runStatuses(ids)).toEqual(expect.arrayContaining(['cancelled', 'completed', 'batched']));
+  });
+
   it('gathers the triggers of one recipient and batch key into one run after a fixed window', async () => {
     const ws = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'comments', [

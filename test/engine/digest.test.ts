@@ -90,6 +90,88 @@ describe('the digest node', () => {
     }
   });
 
+  it('still sends the triggers not cancelled when the run that waits for the digest is cancelled', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'cancel-digest', [minutely(), inbox('digest')]);
+    const periodEnd = startOfPeriod();
+    try {
+      const ids: string[] = [];
+      for (const text of ['a', 'b', 'c', 'd']) ids.push(await fire(ws, 'cancel-digest', 'dg-e', { text }));
+      const runs = await Promise.all(ids.map(settledRun));
+      const waiter = runs.find((r) => r.status === 'waiting')!;
+      const waiterExecution = ids[runs.indexOf(waiter)]!;
+      const absorbed = ids.filter((id) => id !== waiterExecution);
+      const call = (body: object) =>
+        t().app.inject({ method: 'POST', url: '/v1/workflow_run/cancel/', headers: ws.base, payload: body });
+      expect((await call({ execution_id: waiterExecution })).statusCode).toBe(200);
+      // An absorbed trigger cancelled too leaves the digest.
+      expect((await call({ execution_id: absorbed[0] })).statusCode).toBe(200);
+      const kept = await Promise.all(absorbed.slice(1).map(async (id) => (await runOf(t, id))!));
+
+      clock.jumpTo(periodEnd);
+      expect(await makeRunJobsDue(t, waiter.id)).toBe(1);
+      // The earliest trigger still in takes the digest over and waits for its time.
+      const heir = await waitFor(async () => {
+        const rows = await t()
+          .db.selectFrom('workflow_runs')
+          .select(['id', 'status', 'resume_at'])
+          .where(
+            'id',
+            'in',
+            kept.map((r) => r.id),
+          )
+          .where('status', '=', 'waiting')
+          .execute();
+        return rows[0];
+      });
+      expect(heir.resume_at!.getTime()).toBe(periodEnd);
+      expect(await makeRunJobsDue(t, heir.id)).toBe(1);
+      await waitFor(async () => renderedFor('dg-e').length === 1);
+      const texts = ['a', 'b', 'c', 'd'];
+      const keptTexts = ids.flatMap((id, n) => (id === waiterExecution || id === absorbed[0] ? [] : [texts[n]]));
+      // Workers may take the triggers in any order: the digest lists the kept ones in its own order.
+      const sent = renderedFor('dg-e')[0]!;
+      expect(sent.count).toBe(2);
+      expect((sent.events as { text: string }[]).map((e) => e.text).sort()).toEqual(keptTexts);
+      expect(keptTexts).toContain(sent.text);
+      expect((await runOf(t, waiterExecution))?.status).toBe('cancelled');
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('sends nothing when every trigger of a digest was cancelled', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'all-cancelled', [minutely(), inbox('digest')]);
+    const periodEnd = startOfPeriod();
+    try {
+      const ids = [await fire(ws, 'all-cancelled', 'dg-f'), await fire(ws, 'all-cancelled', 'dg-f')];
+      const runs = await Promise.all(ids.map(settledRun));
+      const waiter = runs.find((r) => r.status === 'waiting')!;
+      const cancel = await t().app.inject({
+        method: 'POST',
+        url: '/v1/workflow_run/cancel/',
+        headers: ws.base,
+        payload: { workflow_slug: 'all-cancelled' },
+      });
+      expect(cancel.json().execution_ids).toHaveLength(2);
+      clock.jumpTo(periodEnd);
+      expect(await makeRunJobsDue(t, waiter.id)).toBe(1);
+      await waitFor(async () => {
+        const digest = await t()
+          .db.selectFrom('workflow_batches')
+          .select('status')
+          .where('workspace_id', '=', ws.workspaceId)
+          .where('recipient_key', '=', 'user:dg-f')
+          .executeTakeFirst();
+        return digest?.status === 'closed';
+      });
+      expect(renderedFor('dg-f')).toEqual([]);
+    } finally {
+      clock.reset();
+    }
+  });
+
   it('skips a digest with fewer triggers than trigger_min_count', async () => {
     const ws = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'min-three', [minutely({ trigger_min_count: 3 }), inbox('digest')]);

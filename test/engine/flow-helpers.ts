@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { TestApp } from '../support/app.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { configClient } from '../management/config-helpers.js';
 
 /**
  * Controlled time for the waiting nodes: the engine reads a clock the test moves, and the test makes
@@ -34,4 +36,12 @@ export async function runOf(t: () => TestApp, executionId: string) {
     .select(['id', 'status', 'resume_at', 'position', 'data', 'updated_at'])
     .where('execution_id', '=', executionId)
     .executeTakeFirst();
+}
+
+/** Saves a workflow of these nodes and commits it: the commit's status and message (a refusal names the node). */
+export async function commitOutcome(t: () => TestApp, ws: WorkspaceFixture, slug: string, nodes: unknown[]) {
+  const config = configClient(t, ws);
+  await config.postWorkflow(slug, { name: slug, category: 'order-updates', trigger_type: 'api', tree: { nodes } });
+  const commit = await config.commitWorkflow(slug);
+  return { status: commit.statusCode, message: String(commit.json().message ?? '') };
 }

@@ -11,7 +11,8 @@ import type { NodeHandler, RunContext } from './types.js';
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded in one statement, and a
  * delivery job for each message the decision let through. Rendering and sending happen in that job,
- * outside the run's transaction.
+ * outside the run's transaction. Returns the messages recorded now (none for a channel this step
+ * already recorded).
  */
 export async function deliver(context: RunContext, channels: readonly string[]) {
   const { run, recipient, node } = context;
@@ -31,7 +32,8 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
     return {
       id: newUlid(),
       run_id: run.id,
-      execution_id: run.execution_id,
+      // An invoked workflow's messages name the invoking run as their parent (docs/spec/engine.md §3).
+      execution_id: run.parent_run_id ?? run.execution_id,
       node_ref: context.nodeRef,
       workflow_slug: run.workflow_slug,
       version_no: run.version_no,
@@ -58,6 +60,7 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
       .filter((m) => m.status === 'to_be_triggered')
       .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
   );
+  return inserted;
 }
 
 export const deliveryNode =

@@ -2,7 +2,7 @@ import { nextScheduledTime, type Schedule } from '../../domain/calendar.js';
 import { readExpression } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import { newUlid } from '../../ids.js';
-import { addBatchItem, closeBatch, findWaitedBatch, joinDigest } from '../../repositories/batches.js';
+import { addBatchItem, closeBatch, findWaitedBatch, joinDigest, liveItemCount } from '../../repositories/batches.js';
 import { carryOn, itemData } from '../gathering.js';
 import { nodeTimeZone } from './timewindow.js';
 import type { NodeHandler } from './types.js';
@@ -24,7 +24,7 @@ export const digest: NodeHandler = async (context) => {
   if (waited) {
     if (waited.status !== 'open') return { kind: 'next' };
     const min = Number(field(node, 'trigger_min_count') ?? 1);
-    if (Number.isInteger(min) && waited.event_count < min) {
+    if (Number.isInteger(min) && (await liveItemCount(trx, waited.id, 1)) < min) {
       await closeBatch(trx, waited.id);
       return { kind: 'stop', status: 'skipped' };
     }

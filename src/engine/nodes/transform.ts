@@ -1,14 +1,14 @@
 import { field } from '../../domain/workflow-tree.js';
-import { readExpression } from '../../domain/paths.js';
+import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { mergeRunData } from '../../repositories/runs.js';
 import { fillTemplate } from './object-subscription.js';
 import type { NodeHandler } from './types.js';
 
 /**
  * `transform`: sets or overrides data variables for the steps after it, each `variables[]` entry a
- * `key` and a `value` in `value_lang` `jsonnet` or `handlebars`. (ours, until a JSONNET library is
- * in) A jsonnet value is plain JSON (the trivial JSONNET) or a path read from the run (`data.x`,
- * `.x`, `$recipient.x`); a handlebars value is a text whose `{{path}}` parts are read from the run.
+ * `key` and a `value` in `value_lang` `jsonnet` or `handlebars`. A jsonnet value is the trivial
+ * JSONNET (src/domain/jsonnet.ts); a handlebars value is a text whose `{{path}}` parts are read from
+ * the run.
  */
 export const transform: NodeHandler = async (context) => {
   const variables = field(context.node, 'variables');
@@ -21,13 +21,7 @@ export const transform: NodeHandler = async (context) => {
       output[variable.key] = fillTemplate(raw, context.namespaces);
       continue;
     }
-    const text = raw.trim();
-    try {
-      output[variable.key] = JSON.parse(text);
-    } catch {
-      const expr = text.startsWith('data.') ? text.slice(4) : text;
-      output[variable.key] = readExpression(context.namespaces, expr) ?? null;
-    }
+    output[variable.key] = evaluateJsonnet(raw, context.namespaces) ?? null;
   }
   await mergeRunData(context.trx, context.run.id, output);
   context.namespaces.data = { ...context.namespaces.data, ...output };

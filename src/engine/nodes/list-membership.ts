@@ -1,0 +1,50 @@
+import { field } from '../../domain/workflow-tree.js';
+import { LIST_ID_PATTERN } from '../../schemas/identifiers.js';
+import { addListMembers, findList, removeListMembers, upsertList } from '../../services/subscriber-lists.js';
+import { fillTemplate, selectedUsers } from './object-subscription.js';
+import type { NodeHandler, RunContext } from './types.js';
+
+/**
+ * `subscriberlistoperation_adduser` / `_removeuser`: adds (or removes) the run's recipient and/or
+ * actor (`user_selection`) to the subscriber list `list_id`, through the lists API's own code, in
+ * the run step's transaction: users are created as the API creates them, entry and exit events are
+ * recorded where the list tracks them. With `is_list_id_dynamic`, `{{path}}` parts of `list_id` are
+ * read from the run. `create_list_if_missing` (add only) creates the list, named `list_name`.
+ * (ours) A missing list that the node may not create leaves nothing to do, and the run goes on.
+ */
+
+const LIST_ID = new RegExp(LIST_ID_PATTERN);
+
+/** The list's id, or '' when a dynamic one does not make a valid id (nothing to do then). */
+function listIdOf(context: RunContext): string {
+  const raw = String(field(context.node, 'list_id') ?? '');
+  const id = field(context.node, 'is_list_id_dynamic') === true ? fillTemplate(raw, context.namespaces).trim() : raw;
+  return LIST_ID.test(id) ? id : '';
+}
+
+export const listAddUser: NodeHandler = async (context) => {
+  const { trx, run } = context;
+  const listId = listIdOf(context);
+  const users = selectedUsers(context);
+  if (listId === '' || users.length === 0) return { kind: 'next' };
+  if (!(await findList(trx, run.workspace_id, listId))) {
+    if (field(context.node, 'create_list_if_missing') !== true) return { kind: 'next' };
+    const name = field(context.node, 'list_name');
+    await upsertList(trx, run.workspace_id, {
+      listId,
+      ...(typeof name === 'string' && name ? { listName: name } : {}),
+    });
+  }
+  await addListMembers(trx, run.workspace_id, { listId }, users);
+  return { kind: 'next' };
+};
+
+export const listRemoveUser: NodeHandler = async (context) => {
+  const { trx, run } = context;
+  const listId = listIdOf(context);
+  const users = selectedUsers(context);
+  if (listId === '' || users.length === 0) return { kind: 'next' };
+  if (!(await findList(trx, run.workspace_id, listId))) return { kind: 'next' };
+  await removeListMembers(trx, run.workspace_id, { listId }, users);
+  return { kind: 'next' };
+};

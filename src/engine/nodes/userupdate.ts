@@ -1,0 +1,63 @@
+import { applyOperations, applyUpsert, OPERATION_KEYS, type EntityState } from '../../domain/entity-operations.js';
+import { evaluateJsonnet } from '../../domain/jsonnet.js';
+import { field } from '../../domain/workflow-tree.js';
+import { HttpError } from '../../errors.js';
+import { changeUsers } from '../../services/users.js';
+import { actorNamespace, loadRecipient, recipientNamespace } from '../run-context.js';
+import type { NodeHandler, RunContext } from './types.js';
+
+/**
+ * `userupdate`: changes the stored profile of the recipient or the actor (`user_selection`) with
+ * the object its `properties` JSONNET evaluates to, through the users API's own code, in the run
+ * step's transaction. The object's operation keys (`$set`, `$set_once`, `$add`, `$increment`,
+ * `$append`, `$remove`, `$unset`) are applied as the edit API applies them; its other keys as the
+ * upsert body applies them (channels `$email` … are added, properties set). Later steps read the
+ * updated `$recipient` / `$actor`. (ours) An update the users API would refuse (a bad `$timezone`,
+ * `$add` on a text) fails the run: retrying cannot help. A path that names nothing updates nothing.
+ */
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function targetOf(context: RunContext): string | null {
+  if (field(context.node, 'user_selection') === 'actor') {
+    const actor = context.run.actor as { kind?: string; distinctId?: string } | null;
+    return actor?.kind === 'user' && actor.distinctId ? actor.distinctId : null;
+  }
+  return context.recipient.type === 'user' ? context.recipient.distinct_id : null;
+}
+
+/** Operation keys in their order as one edit; every other key as an upsert body, applied first. */
+export function profileChange(update: Record<string, unknown>) {
+  const operations = Object.fromEntries(
+    Object.entries(update).filter(([key]) => (OPERATION_KEYS as readonly string[]).includes(key)),
+  );
+  const flat = Object.fromEntries(
+    Object.entries(update).filter(([key]) => !(OPERATION_KEYS as readonly string[]).includes(key)),
+  );
+  return (state: EntityState) => {
+    const upserted = Object.keys(flat).length > 0 ? applyUpsert(state, flat, 'properties') : state;
+    return Object.keys(operations).length > 0 ? applyOperations(upserted, [operations], 'properties') : upserted;
+  };
+}
+
+export const userupdate: NodeHandler = async (context) => {
+  const { trx, run, namespaces } = context;
+  const distinctId = targetOf(context);
+  const raw = field(context.node, 'properties');
+  const update = typeof raw === 'string' ? evaluateJsonnet(raw, namespaces) : raw;
+  if (distinctId === null || update === undefined || update === null) return { kind: 'next' };
+  if (!isObject(update)) return { kind: 'stop', status: 'failed' };
+  try {
+    await changeUsers(trx, run.workspace_id, [{ distinctId, apply: profileChange(update) }], { create: true });
+  } catch (error) {
+    if (error instanceof HttpError && error.status < 500) return { kind: 'stop', status: 'failed' };
+    throw error;
+  }
+  if (field(context.node, 'user_selection') === 'actor') namespaces.$actor = await actorNamespace(trx, run);
+  if (context.recipient.type === 'user' && context.recipient.distinct_id === distinctId) {
+    Object.assign(context.recipient, await loadRecipient(trx, run));
+    namespaces.$recipient = recipientNamespace(context.recipient);
+  }
+  return { kind: 'next' };
+};

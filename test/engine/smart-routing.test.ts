@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { configClient } from '../management/config-helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
+import { commitOutcome, makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+
+/**
+ * send_smart_channel_routing (docs/engine.md, "send_smart_channel_routing"). Each wait between two
+ * channels is a scheduled job: the engine's clock is moved past it and the job made due, as the
+ * queue does when the time comes; nothing is slept through.
+ */
+
+const SECRET = 'whsec-smart-routing-0123';
+const HOUR = 3_600_000;
+
+describe('the smart channel routing node', () => {
+  const clock = testClock();
+  const t = useTestApp({}, { engine: { engine: { now: clock.now } } });
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver(SECRET);
+  });
+  afterAll(() => receiver.close());
+
+  async function workspace() {
+    const ws = await engineWorkspace(t);
+    for (const channel of ['email', 'sms']) {
+      const response = await configClient(t, ws).inject('POST', '/vendor/', {
+        channel,
+        provider: 'webhook',
+        is_default: true,
+        config: { url: receiver.url, secret: SECRET },
+      });
+      expect(response.statusCode).toBe(201);
+    }
+    return ws;
+  }
+  const user = async (ws: WorkspaceFixture, id: string) =>
+    baseCall(t, ws)('POST', `/v1/user/${id}/`, { $email: [`${id}@example.com`], $sms: ['+15555550100'] });
+  const smart = (fields: Record<string, unknown>) =>
+    node('send_smart_channel_routing', { template: 'alert', success: 'seen', ...fields });
+  const stepMessages = async (ws: WorkspaceFixture, executionId: string) =>
+    (await messages(t, ws, `?execution_id=${executionId}&limit=100`)).results
+      .map((m) => ({ channel: m.channel, status: m.status, reason: m.reason }))
+      .sort((a, b) => a.channel.localeCompare(b.channel));
+  const waitingRun = (id: string) =>
+    waitFor(async () => {
+      const run = await runOf(t, id);
+      return run?.status === 'waiting' ? run : undefined;
+    });
+  const settled = (ws: WorkspaceFixture, id: string, count: number) =>
+    waitFor(async () => {
+      const found = await stepMessages(ws, id);
+      return found.length === count && found.every((m) => m.status !== 'to_be_triggered' && m.status !== 'triggered')
+        ? found
+        : undefined;
+    });
+
+  it('skips a refused channel at once, waits the TTL share after a sent one, and stops at success', async () => {
+    const ws = await workspace();
+    await user(ws, 'sr-a');
+    // Three channels over 2h: one hour after each channel sent.
+    await liveWorkflow(t, ws, 'seen-stops', [smart({ channels: ['whatsapp', 'inbox', 'sms'], ttl_value: '2h' })]);
+    const startedAt = clock.now();
+    const id = (await trigger(t, ws, { workflow: 'seen-stops', recipients: ['sr-a'] })).json().message_id;
+    const run = await waitingRun(id);
+    expect(run.resume_at!.getTime()).toBeGreaterThanOrEqual(startedAt + HOUR);
+    expect(run.resume_at!.getTime()).toBeLessThan(clock.now() + HOUR + 1000);
+    // whatsapp: no identity, refused and passed over at once; inbox sent; sms not tried yet.
+    const first = await settled(ws, id, 2);
+    expect(first).toEqual([
+      { channel: 'inbox', status: 'delivered', reason: null },
+      { channel: 'whatsapp', status: 'not_to_be_triggered', reason: 'no_channel' },
+    ]);
+
+    const inboxMessage = (await messages(t, ws, `?execution_id=${id}&channel=inbox`)).results[0]!;
+    const seen = await baseCall(t, ws)('PATCH', '/v1/bulk/message/', {
+      messages: [{ message_id: inboxMessage.message_id, action: 'seen' }],
+    });
+    expect(seen.statusCode).toBe(202);
+
+    try {
+      clock.jumpTo(run.resume_at!.getTime());
+      expect(await makeRunJobsDue(t, run.id)).toBe(1);
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed');
+      // The inbox message was seen: sms is never tried and leaves no message.
+      expect((await stepMessages(ws, id)).map((m) => m.channel)).toEqual(['inbox', 'whatsapp']);
+      expect(receiver.received.filter((r) => JSON.stringify(r.body).includes('sr-a'))).toHaveLength(0);
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('sends mandatory channels at once and the next channel when success is not reached, then a restart changes nothing', async () => {
+    const ws = await workspace();
+    await user(ws, 'sr-b');
+    await liveWorkflow(t, ws, 'escalate', [
+      // The mandatory inbox is delivered at once: it does not count as the routing's success.
+      smart({ channels: ['email', 'sms'], mandatory_channels: ['inbox'], success: 'delivered', ttl_value: '30m' }),
+      node('send_inbox', { template: 'after' }),
+    ]);
+    const id = (await trigger(t, ws, { workflow: 'escalate', recipients: ['sr-b'] })).json().message_id;
+    const run = await waitingRun(id);
+    expect(await settled(ws, id, 2)).toEqual([
+      { channel: 'email', status: 'sent_by_vendor', reason: null },
+      { channel: 'inbox', status: 'delivered', reason: null },
+    ]);
+    const sentTo = (channel: string) =>
+      receiver.received.filter(
+        (r) => (r.body as { channel?: string }).channel === channel && JSON.stringify(r.body).includes('sr-b'),
+      );
+    await waitFor(async () => sentTo('email').length === 1);
+
+    try {
+      clock.jumpTo(run.resume_at!.getTime());
+      expect(await makeRunJobsDue(t, run.id)).toBe(1);
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed');
+      const all = await settled(ws, id, 4);
+      expect(all.map((m) => m.channel)).toEqual(['email', 'inbox', 'inbox', 'sms']);
+      expect(sentTo('sms')).toHaveLength(1);
+
+      // A restart afterwards records and sends nothing again.
+      await t().engineRuntime!.restart(500);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await stepMessages(ws, id)).toHaveLength(4);
+      expect(sentTo('sms')).toHaveLength(1);
+      expect(sentTo('email')).toHaveLength(1);
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('resumes a routing wait that passed while every worker was stopped', async () => {
+    const ws = await workspace();
+    await user(ws, 'sr-c');
+    await liveWorkflow(t, ws, 'outage', [smart({ channels: ['inbox', 'sms'], ttl_value: '10m' })]);
+    const id = (await trigger(t, ws, { workflow: 'outage', recipients: ['sr-c'] })).json().message_id;
+    const run = await waitingRun(id);
+    await settled(ws, id, 1);
+    try {
+      clock.jumpTo(run.resume_at!.getTime());
+      expect(await makeRunJobsDue(t, run.id)).toBe(1);
+      await t().engineRuntime!.restart(1000);
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed', 15_000, 'the run after the restart');
+      expect((await settled(ws, id, 2)).map((m) => m.channel)).toEqual(['inbox', 'sms']);
+    } finally {
+      clock.reset();
+    }
+  });
+
+  it('refuses a node it cannot route, naming the node and the field', async () => {
+    const ws = await engineWorkspace(t);
+    const refusal = async (fields: Record<string, unknown>) => {
+      const outcome = await commitOutcome(t, ws, 'bad-smart', [
+        node('send_smart_channel_routing', { template: 'alert', ...fields }),
+      ]);
+      expect(outcome.status).toBe(400);
+      return outcome.message;
+    };
+    const at = 'tree.nodes[0] (send_smart_channel_routing)';
+    expect(await refusal({ ttl_value: '1h' })).toContain(`${at}: channels (a list) or channels_expr`);
+    expect(await refusal({ channels: ['email', 'fax'], ttl_value: '1h' })).toContain(`${at}: channels must list`);
+    expect(await refusal({ channels: ['email', 'sms'] })).toContain(`${at}: ttl_value must be a duration`);
+    expect(await refusal({ channels: ['email', 'sms'], ttl_value: 'soon' })).toContain('ttl_value');
+    expect(await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success: 'opened' })).toContain(
+      `${at}: success must be delivered, seen or interacted`,
+    );
+    expect(
+      await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success: 'paid', success_is_event: true }),
+    ).toContain(`${at}: success_is_event is not supported`);
+    expect(await refusal({ channels: ['email'], mandatory_channels: ['pager'] })).toContain(
+      `${at}: mandatory_channels must list`,
+    );
+    expect(await refusal({ channels: ['email'], template: 'Not A Slug' })).toContain(`${at}: template must be`);
+  });
+});
