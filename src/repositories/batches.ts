@@ -77,18 +77,29 @@ const liveItems = (trx: Db, batchId: string) =>
     .where('e.status', '!=', 'cancelled');
 
 /** Items from `fromSeq` on: the first or the last `limit` of them, in arrival order. */
+/**
+ * Items in the order their triggers were accepted (a run id is a ULID made at acceptance), not the
+ * order workers happened to add them: "the last three events" are the last three triggered. (ours)
+ */
 export async function batchItems(trx: Db, batchId: string, fromSeq: number, limit: number, order: 'first' | 'last') {
+  const direction = order === 'first' ? 'asc' : 'desc';
   const rows = await liveItems(trx, batchId)
     .select(['i.seq', 'i.data'])
     .where('i.seq', '>=', fromSeq)
-    .orderBy('i.seq', order === 'first' ? 'asc' : 'desc')
+    .orderBy('i.run_id', direction)
+    .orderBy('i.seq', direction)
     .limit(limit)
     .execute();
   return order === 'first' ? rows : rows.reverse();
 }
 
 export async function latestBatchItem(trx: Db, batchId: string) {
-  return liveItems(trx, batchId).select(['i.seq', 'i.data']).orderBy('i.seq', 'desc').limit(1).executeTakeFirst();
+  return liveItems(trx, batchId)
+    .select(['i.seq', 'i.data'])
+    .orderBy('i.run_id', 'desc')
+    .orderBy('i.seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** How many items from `fromSeq` on were not cancelled. */
