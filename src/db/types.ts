@@ -293,6 +293,19 @@ export interface TemplateVersionsTable {
   committed_by: Json<ActorColumn | null> | null;
 }
 
+/** Vendor approval of a committed variant that needs it; no row: awaiting approval (docs/channels.md). */
+export interface TemplateVariantApprovalsTable {
+  template_id: number;
+  version_no: number;
+  channel: string;
+  variant_id: string;
+  status: 'pending' | 'sent_for_approval' | 'approved' | 'rejected' | 'discarded';
+  vendor_approvals: JsonWithDefault<Record<string, unknown>[]>;
+  discard_comment: string | null;
+  approval_at: NullableTimestamp;
+  updated_at: Generated<Date>;
+}
+
 /** In-app inbox public keys: handed to browsers, so not secret. */
 export interface WsPublicKeysTable {
   id: string;
@@ -450,6 +463,7 @@ export interface Database extends EngineTables {
   templates: TemplatesTable;
   template_variants: TemplateVariantsTable;
   template_versions: TemplateVersionsTable;
+  template_variant_approvals: TemplateVariantApprovalsTable;
   ws_public_keys: WsPublicKeysTable;
   ws_signing_keys: WsSigningKeysTable;
   subscriber_lists: SubscriberListsTable;

@@ -1,4 +1,5 @@
 import type { DeliveryChannel, DeliveryOutcome, MessageRecipient } from '../channels/provider.js';
+import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import type { Db } from '../db/database.js';
@@ -28,6 +29,7 @@ export interface DeliveryDeps {
   secretBox: Sealer;
   render: Renderer;
   providers: ProviderRegistry;
+  outbound: OutboundPolicy;
   now: () => number;
   /** The longest a provider call may take before it counts as a timeout (retried). */
   deliveryTimeoutMs: number;
@@ -161,6 +163,7 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
         content: rendered.content,
       },
       AbortSignal.timeout(deps.deliveryTimeoutMs),
+      { outbound: deps.outbound },
     );
   } catch (error) {
     outcome = outcomeFromNetworkError(error);

@@ -1,3 +1,4 @@
+import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
@@ -18,6 +19,8 @@ export interface EngineOptions {
   secretBox: Sealer;
   render: Renderer;
   providers: ProviderRegistry;
+  /** Where recipient-chosen destinations may be (channels/outbound.ts); the default policy when absent. */
+  outbound?: OutboundPolicy;
   log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
   now?: () => number;
   fanoutPageSize?: number;
@@ -102,6 +105,7 @@ export class Engine {
       secretBox: this.options.secretBox,
       render: this.options.render,
       providers: this.options.providers,
+      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
       now: this.now,
       deliveryTimeoutMs: this.options.deliveryTimeoutMs ?? 10_000,
       retryDelayScale: this.options.retryDelayScale ?? 1,
