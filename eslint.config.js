@@ -17,7 +17,7 @@ const layers = {
   domain: { pattern: 'src/domain/**', imports: ['schemas', 'errors', 'ids'] },
   repositories: { pattern: 'src/repositories/**', imports: ['db', 'domain', 'schemas', 'errors', 'crypto', 'ids'] },
   presenters: { pattern: 'src/presenters/**', imports: ['schemas', 'domain', 'db', 'repositories', 'crypto'] },
-  // Vendor use-cases validate a vendor's config with its provider's schema (channels/registry.ts).
+  // Vendor use-cases validate a vendor's config with its provider's schema (channels/registry.ts) and test it.
   services: {
     pattern: 'src/services/**',
     imports: ['repositories', 'domain', 'presenters', 'schemas', 'db', 'errors', 'crypto', 'ids', 'channels'],

@@ -16,6 +16,8 @@ import * as objectPreferences from './2026-11-26T72-object-preferences.js';
 import * as managementRegistry from './2026-11-26T73-management-registry.js';
 import * as flow from './2026-11-26T80-flow.js';
 import * as invokedWorkflows from './2026-11-26T81-invoked-workflows.js';
+import * as broadcasts from './2026-11-26T90-broadcasts.js';
+import * as templateApprovals from './2026-11-26T91-template-approvals.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +38,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T73-management-registry': managementRegistry,
   '2026-11-26T80-flow': flow,
   '2026-11-26T81-invoked-workflows': invokedWorkflows,
+  '2026-11-26T90-broadcasts': broadcasts,
+  '2026-11-26T91-template-approvals': templateApprovals,
 };

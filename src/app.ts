@@ -26,6 +26,7 @@ import type { SegmentRunner } from './segments/runner.js';
 import { managementTree } from './management/index.js';
 import { jsonSchemaRoutes } from './management/json-schemas.js';
 import type { Queue } from './engine/queue.js';
+import { outboundPolicyOf, type OutboundPolicy } from './channels/outbound.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { feedTree } from './base/feed.js';
 import { attachFeedSockets } from './base/feed-socket.js';
@@ -38,6 +39,8 @@ declare module 'fastify' {
     db: Db;
     engine: Engine;
     secretBox: SecretBox;
+    /** Where recipient-chosen destinations may be (src/channels/outbound.ts), from OUTBOUND_* config. */
+    outbound: OutboundPolicy;
     /** Found credentials, kept in process; see src/auth/credential-cache.ts. */
     credentials: CredentialCache;
     /** Runs checked segment queries behind the database's own barrier (src/segments/connection.ts). */
@@ -106,6 +109,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('db', deps.db);
   app.decorate('engine', deps.engine);
   app.decorate('secretBox', deps.secretBox);
+  app.decorate('outbound', outboundPolicyOf(config));
   app.decorate('queue', deps.queue);
   const credentials = new CredentialCache({
     maxEntries: config.CREDENTIAL_CACHE_SIZE,

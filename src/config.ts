@@ -51,6 +51,13 @@ export const ConfigSchema = Type.Object({
   QUEUE_SUPERVISE_SECONDS: Integer({ default: 10, minimum: 1, maximum: 3600 }),
   /** Subscribers read per fan-out page. */
   ENGINE_FANOUT_PAGE_SIZE: Integer({ default: 500, minimum: 1, maximum: 10_000 }),
+  /**
+   * Recipient-chosen destinations (web push endpoints, incoming webhook URLs on channel entries) may be loopback or
+   * private addresses; link-local (cloud metadata) stays refused unless listed below (docs/channels.md).
+   */
+  OUTBOUND_ALLOW_PRIVATE: Type.Boolean({ default: false }),
+  /** Comma-separated host names, IP addresses and CIDR ranges such destinations may always be. */
+  OUTBOUND_ALLOWED_HOSTS: Type.String({ default: '', maxLength: 10_000 }),
   /** Jobs per queue a worker process runs at once. */
   WORKER_CONCURRENCY: Integer({ default: 4, minimum: 1, maximum: 64 }),
 });

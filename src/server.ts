@@ -1,4 +1,5 @@
 import { buildApp } from './app.js';
+import { outboundPolicyOf } from './channels/outbound.js';
 import { providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
 import { surfaceUrls, type Config } from './config.js';
@@ -55,6 +56,8 @@ export async function runHerald(config: Config, roles: Roles) {
     throw new Error(
       'the embedded database serves one process: run API and worker together (npm start) or set DATABASE_URL',
     );
+  // Read before anything opens: a malformed OUTBOUND_ALLOWED_HOSTS stops the start, naming the entry.
+  const outbound = outboundPolicyOf(config);
   const database: OpenDatabase = await openDatabase(config);
   const queue = new Queue({
     url: config.DATABASE_URL,
@@ -85,6 +88,7 @@ export async function runHerald(config: Config, roles: Roles) {
         secretBox: database.secretBox,
         render: (request, db) => renderTemplate(db ?? database.db, request),
         providers,
+        outbound,
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,

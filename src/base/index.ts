@@ -20,6 +20,7 @@ import { userRoutes } from './users.js';
 import { triggerRoutes } from './triggers.js';
 import { legacyTriggerRoutes } from './legacy-triggers.js';
 import { messageRoutes } from './messages.js';
+import { broadcastRoutes } from './broadcasts.js';
 
 /**
  * The base surface: application calls, authenticated by API key or signed workspace key, each
@@ -64,5 +65,6 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   // The trigger calls answer errors in their own `{status: "fail", message}` shape (set per route).
   await app.register(triggerRoutes);
   await app.register(legacyTriggerRoutes);
+  await app.register(broadcastRoutes);
   await app.register(withErrorShape('full', messageRoutes));
 };

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { badRequest, HttpError, notFound, unavailable } from '../errors.js';
+import { badRequest, HttpError, unavailable } from '../errors.js';
+import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
 import { MAX_RECORDS, RecordError, readRecipient, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import {
@@ -100,14 +101,7 @@ export const legacyTriggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!queue) throw unavailable('the engine is not running');
       const workspace = request.workspace;
       const { workspace_key } = request.params as { workspace_key: string };
-      const key = await app.db
-        .selectFrom('workspace_keys')
-        .select('id')
-        .where('workspace_id', '=', workspace.id)
-        .where('key', '=', workspace_key)
-        .where('is_deleted', '=', false)
-        .executeTakeFirst();
-      if (!key) throw notFound('workspace key not found');
+      await checkPathWorkspaceKey(app.db, workspace.id, workspace_key);
       const body = request.body as unknown;
       if (Array.isArray(body)) {
         if (body.length === 0 || body.length > MAX_RECORDS)

@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { applyMessageAction, type MessageState } from '../services/messages.js';
 import { notFound } from '../errors.js';
 import { presentMessage } from '../presenters/messages.js';
-import { inboxUpdates, publishInboxEvents } from '../services/feed.js';
-import { cursorWindow } from '../services/messages.js';
-import { findMessage, listMessages, lockMessages, saveMessageStates } from '../services/messages.js';
+import { applyMessageActions, cursorWindow, findMessage, listMessages } from '../services/messages.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { cursorList } from '../schemas/cursor.js';
 import {
@@ -14,8 +11,6 @@ import {
   MessageParamsSchema,
   MessageSchema,
 } from '../schemas/messages.js';
-
-const isoOf = (value: Date | null) => (value === null ? null : value.toISOString());
 
 /** Messages (docs/spec/engine.md §5): the list, one message, and engagement updates in bulk. */
 export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -88,53 +83,10 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const items = request.body.messages;
       const now = new Date().toISOString();
-      const records = await app.db.transaction().execute(async (trx) => {
-        const rows = await lockMessages(trx, request.workspace.id, [...new Set(items.map((i) => i.message_id))]);
-        const states = new Map<string, MessageState>(
-          rows.map((row) => [
-            row.id,
-            {
-              status: row.status,
-              is_read: row.is_read,
-              is_archived: row.is_archived,
-              seen_at: isoOf(row.seen_at),
-              read_at: isoOf(row.read_at),
-              clicked_at: isoOf(row.clicked_at),
-              dismissed_at: isoOf(row.dismissed_at),
-              archived_at: isoOf(row.archived_at),
-            },
-          ]),
-        );
-        const changed = new Set<string>();
-        const results = items.map((item) => {
-          const state = states.get(item.message_id);
-          if (!state)
-            return {
-              message_id: item.message_id,
-              status_code: 404,
-              error: { type: 'not_found', message: 'message not found' },
-            };
-          const outcome = applyMessageAction(state, item.action, now);
-          if (!outcome.ok)
-            return {
-              message_id: item.message_id,
-              status_code: 422,
-              error: { type: 'unprocessable', message: outcome.message },
-            };
-          states.set(item.message_id, outcome.state);
-          changed.add(item.message_id);
-          return { message_id: item.message_id, status_code: 202, error: null };
-        });
-        await saveMessageStates(
-          trx,
-          [...changed].map((id) => ({ id, ...states.get(id)! })),
-        );
-        // Browsers showing these notifications refetch them (src/base/feed-socket.ts).
-        await publishInboxEvents(trx, inboxUpdates(rows, changed, items));
-        return results;
-      });
+      const records = await app.db
+        .transaction()
+        .execute((trx) => applyMessageActions(trx, request.workspace.id, request.body.messages, now));
       return reply.code(202).send({ records });
     },
   );

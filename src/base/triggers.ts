@@ -103,7 +103,9 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw badRequest(
           'name at least one of execution_id, recipients, idempotency_key, workflow_slug, cancellation_key',
         );
-      const ids = await app.db.transaction().execute((trx) => cancelExecutions(trx, request.workspace.id, filter));
+      const ids = await app.db
+        .transaction()
+        .execute((trx) => cancelExecutions(trx, request.workspace.id, { ...filter, broadcasts: false }));
       return { execution_ids: ids };
     },
   );

@@ -20,7 +20,7 @@ export const userMergeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['users'],
         operationId: 'mergeUsers',
         summary:
-          'Merge a user into this one: profile, channels, subscriptions, list memberships and preferences move over, in one transaction; the merged user is deleted',
+          'Merge a user into this one: profile, channels, subscriptions, list memberships, preferences, messages (the inbox feed) and runs still to come move over, in one transaction; the merged user is deleted',
         params: DistinctIdParamsSchema,
         body: MergeUsersBodySchema,
         response: { 201: ref(UserSchema), ...shortErrors(400, 401, 404) },

@@ -1,5 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from '../schemas/delivery-channels.js';
+import type { OutboundPolicy } from './outbound.js';
 
 /**
  * The seam between the engine and the providers that deliver (docs/spec/engine.md §4, §7).
@@ -43,6 +44,11 @@ export interface VendorConfig {
   config: Record<string, unknown>;
 }
 
+/** What the process hands every send: where a recipient-chosen destination may be (channels/outbound.ts). */
+export interface SendContext {
+  outbound: OutboundPolicy;
+}
+
 export interface Provider {
   /** The `provider` value of a vendor record: `smtp`, `twilio`, `vapid`, `fcm`, `apns`, `incoming_webhook`, `webhook`. */
   readonly name: string;
@@ -53,7 +59,19 @@ export interface Provider {
    * masked on every read by the vendor store, not by the provider.
    */
   readonly configSchema: TObject;
-  send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome>;
+  /** Without a context, recipient-chosen destinations meet the default policy (DEFAULT_OUTBOUND). */
+  send(
+    vendor: VendorConfig,
+    request: DeliveryRequest,
+    signal: AbortSignal,
+    context?: SendContext,
+  ): Promise<DeliveryOutcome>;
+  /**
+   * The vendor `test` action without a recipient (docs/channels.md, "Testing a vendor"): checks the connection and
+   * the credentials without delivering anything; `sent` means the check passed. A provider without one is tested
+   * by sending a test message to the destination its config names.
+   */
+  check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

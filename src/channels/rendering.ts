@@ -9,6 +9,8 @@ import {
   templateSources,
   type VariantCandidate,
 } from '../domain/templates.js';
+import { isSendable } from '../domain/template-approvals.js';
+import { findApprovals } from '../repositories/template-approvals.js';
 import { findLiveTemplatePointer, findTemplateVersionVariants } from '../repositories/template-versions.js';
 import { findLiveTranslations } from '../repositories/translations.js';
 import type { DeliveryChannel } from './provider.js';
@@ -60,6 +62,8 @@ interface CompiledVariant extends VariantCandidate {
 interface CompiledVersion {
   version_no: number;
   variants: CompiledVariant[];
+  /** Variants that need a vendor's approval and do not have it yet: never sent (domain/template-approvals.ts). */
+  awaitingApproval: { channel: string; variant_id: string }[];
 }
 type Translations = { lookup(key: string): string | undefined };
 
@@ -130,13 +134,24 @@ export async function renderTemplate(db: Db, request: RenderRequest): Promise<Re
     return { ok: false, reason: `workspace '${request.workspaceId}' is not an id` };
   const pointer = await findLiveTemplatePointer(db, workspaceId, request.templateSlug);
   if (!pointer) return { ok: false, reason: `template '${request.templateSlug}' not found or never committed` };
-  const key = `${pointer.id}:${pointer.live_version_no}`;
+  const key = `${pointer.id}:${pointer.live_version_no}:${pointer.approvals_stamp}`;
   const cache = cacheOf(db);
   let version = cache.get(key);
   if (!version) {
+    const versionKey = { template_id: pointer.id, version_no: pointer.live_version_no };
     const variants = await findTemplateVersionVariants(db, pointer.id, pointer.live_version_no);
+    const approvals = await findApprovals(db, [versionKey]);
+    const sendable = (variant: CommittedVariant) =>
+      isSendable(
+        variant,
+        approvals.find((a) => a.channel === variant.channel && a.variant_id === variant.variant_id),
+      );
     try {
-      version = { version_no: pointer.live_version_no, variants: variants.map(compileVariant) };
+      version = {
+        version_no: pointer.live_version_no,
+        variants: variants.filter(sendable).map(compileVariant),
+        awaitingApproval: variants.filter((variant) => !sendable(variant)),
+      };
     } catch (error) {
       return { ok: false, reason: `template '${request.templateSlug}' does not compile: ${(error as Error).message}` };
     }
@@ -158,11 +173,15 @@ export async function renderTemplate(db: Db, request: RenderRequest): Promise<Re
   }
   const candidates = version.variants.filter((variant) => variant.channel === request.channel);
   const variant = chooseVariant(candidates, request.tenantId, request.locale, root);
-  if (!variant)
+  if (!variant) {
+    const awaiting = version.awaitingApproval.filter((v) => v.channel === request.channel).map((v) => v.variant_id);
     return {
       ok: false,
-      reason: `template '${request.templateSlug}' has no ${request.channel} variant for this recipient`,
+      reason:
+        `template '${request.templateSlug}' has no ${request.channel} variant for this recipient` +
+        (awaiting.length ? ` (awaiting vendor approval: ${awaiting.join(', ')})` : ''),
     };
+  }
 
   const chain = localeChain(request.locale);
   const files = variant.usesTranslations ? await findLiveTranslations(db, workspaceId, chain) : [];

@@ -18,8 +18,10 @@ export interface ExecutionsTable {
   recipients: Json<unknown[]>;
   idempotency_key: string | null;
   cancellation_key: string | null;
-  /** `trigger`, `event` or `legacy`. */
+  /** `trigger`, `event`, `legacy`, `invoke` or `broadcast`. */
   source: string;
+  /** A broadcast's list (its public list_id): the worker pages through its members. */
+  list_id: Generated<string | null>;
   status: Generated<string>;
   created_at: Timestamp;
   cancelled_at: NullableTimestamp;

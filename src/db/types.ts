@@ -131,6 +131,13 @@ export interface WorkflowsTable {
   updated_at: Timestamp;
   updated_by: Json<ActorColumn | null> | null;
   last_executed_at: NullableTimestamp;
+  /** The payload schema a trigger's data must satisfy: `{schema, version_no}` (null: its live version), or none. */
+  payload_schema: ColumnType<PayloadSchemaLink | null, string | null | undefined, string | null>;
+}
+
+export interface PayloadSchemaLink {
+  schema: string;
+  version_no: number | null;
 }
 
 export interface WorkflowVersionsTable {
@@ -143,6 +150,7 @@ export interface WorkflowVersionsTable {
   trigger_events: Json<string[]>;
   tags: Json<string[]>;
   tree: Json<unknown>;
+  payload_schema: ColumnType<PayloadSchemaLink | null, string | null | undefined, string | null>;
   commit_message: string | null;
   committed_at: Timestamp;
   committed_by: Json<ActorColumn | null> | null;
@@ -283,6 +291,19 @@ export interface TemplateVersionsTable {
   commit_message: string | null;
   committed_at: Timestamp;
   committed_by: Json<ActorColumn | null> | null;
+}
+
+/** Vendor approval of a committed variant that needs it; no row: awaiting approval (docs/channels.md). */
+export interface TemplateVariantApprovalsTable {
+  template_id: number;
+  version_no: number;
+  channel: string;
+  variant_id: string;
+  status: 'pending' | 'sent_for_approval' | 'approved' | 'rejected' | 'discarded';
+  vendor_approvals: JsonWithDefault<Record<string, unknown>[]>;
+  discard_comment: string | null;
+  approval_at: NullableTimestamp;
+  updated_at: Generated<Date>;
 }
 
 /** In-app inbox public keys: handed to browsers, so not secret. */
@@ -442,6 +463,7 @@ export interface Database extends EngineTables {
   templates: TemplatesTable;
   template_variants: TemplateVariantsTable;
   template_versions: TemplateVersionsTable;
+  template_variant_approvals: TemplateVariantApprovalsTable;
   ws_public_keys: WsPublicKeysTable;
   ws_signing_keys: WsSigningKeysTable;
   subscriber_lists: SubscriberListsTable;

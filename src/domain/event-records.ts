@@ -59,7 +59,10 @@ function check<T>(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, rec
  * Splits a `POST /event/` body (one record or a list) into tracked events and user edits,
  * rejecting the whole body at the first bad record with the record's index and field.
  */
-export function readEventRecords(body: unknown, now = new Date()): { events: NewEvent[]; edits: UserEditRecord[] } {
+export function readEventRecords(
+  body: unknown,
+  now = new Date(),
+): { events: NewEvent[]; edits: UserEditRecord[]; propertiesAt: string[] } {
   const list = Array.isArray(body);
   const records: unknown[] = list ? body : [body];
   if (records.length === 0) throw fieldError('body', 'must hold at least one record');
@@ -67,6 +70,8 @@ export function readEventRecords(body: unknown, now = new Date()): { events: New
     throw fieldError('body', `at most ${MAX_EVENT_RECORDS} records per request (got ${records.length})`);
   const events: NewEvent[] = [];
   const edits: UserEditRecord[] = [];
+  // Where each event's properties are in the body (`[2].properties`), for errors about them.
+  const propertiesAt: string[] = [];
   records.forEach((record, index) => {
     const prefix = list ? `[${index}]` : '';
     if (typeof record !== 'object' || record === null || Array.isArray(record))
@@ -89,6 +94,7 @@ export function readEventRecords(body: unknown, now = new Date()): { events: New
         fieldAt(prefix, 'event'),
         `'${name}' is reserved: names starting with $ or ss_ belong to the platform`,
       );
+    propertiesAt.push(fieldAt(prefix, 'properties'));
     events.push({
       distinct_id: track.distinct_id,
       event: name,
@@ -99,5 +105,5 @@ export function readEventRecords(body: unknown, now = new Date()): { events: New
     });
   });
   if (!bodyCheck.Check(body)) throw fieldError('body', 'does not match the published schema of POST /event/');
-  return { events, edits };
+  return { events, edits, propertiesAt };
 }

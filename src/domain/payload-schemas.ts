@@ -58,12 +58,53 @@ const COMPILED_LIMIT = 500;
  * schemas are kept by content hash, so a trigger checks against a compiled function.
  */
 export function payloadErrors(schema: Record<string, unknown>, hash: string, payload: unknown): string[] {
+  const validate = validatorFor(schema, hash);
+  if (validate(payload)) return [];
+  return (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`);
+}
+
+function validatorFor(schema: Record<string, unknown>, hash: string) {
   let validate = compiled.get(hash);
   if (!validate) {
     validate = compile(schema);
     if (compiled.size >= COMPILED_LIMIT) compiled.clear();
     compiled.set(hash, validate);
   }
+  return validate;
+}
+
+/** A linked payload schema's committed version, as a trigger checks against it. */
+export interface LinkedSchema {
+  slug: string;
+  version_no: number;
+  json_schema: Record<string, unknown>;
+  hash: string;
+}
+
+/**
+ * Where `payload` breaks the schema, each as the field (a dotted path under `root`, e.g.
+ * `data.order.amount`) and the reason; empty when it satisfies it. A missing property is named as
+ * the field it should be.
+ */
+export function payloadFieldErrors(schema: LinkedSchema, payload: unknown, root: string) {
+  const validate = validatorFor(schema.json_schema, schema.hash);
   if (validate(payload)) return [];
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`);
+  return (validate.errors ?? []).map((error) => {
+    const path = error.instancePath.split('/').filter(Boolean).map(unescapePointer);
+    const missing = (error.params as { missingProperty?: unknown }).missingProperty;
+    if (typeof missing === 'string') path.push(missing);
+    return {
+      field: [root, ...path].filter(Boolean).join('.'),
+      reason: typeof missing === 'string' ? 'is required' : (error.message ?? 'is invalid'),
+    };
+  });
+}
+
+const unescapePointer = (part: string) => part.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** One message naming every field (up to five) and the schema: what a refused trigger answers. */
+export function describePayloadErrors(schema: LinkedSchema, errors: { field: string; reason: string }[]) {
+  const shown = errors.slice(0, 5).map((e) => `${e.field} ${e.reason}`);
+  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+  return `${shown.join('; ')}${more} (payload schema '${schema.slug}', version ${schema.version_no})`;
 }

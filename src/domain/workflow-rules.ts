@@ -44,6 +44,7 @@ export const contentOf = (source: WorkflowContent): WorkflowContent => ({
   trigger_events: source.trigger_events,
   tags: source.tags,
   tree: source.tree,
+  payload_schema: source.payload_schema ?? null,
 });
 
 /** Whether committing the draft would change what is live. */

@@ -1,4 +1,5 @@
 import type { DeliveryChannel, DeliveryOutcome, MessageRecipient } from '../channels/provider.js';
+import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import type { Db } from '../db/database.js';
@@ -8,6 +9,7 @@ import { findMessageById, saveDelivery, type MessageRow } from '../repositories/
 import { findRun } from '../repositories/runs.js';
 import { publishInboxEvents } from '../services/feed.js';
 import { findVendor } from '../repositories/vendors.js';
+import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
 import { deliveryQueue, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient } from './run-context.js';
@@ -28,6 +30,7 @@ export interface DeliveryDeps {
   secretBox: Sealer;
   render: Renderer;
   providers: ProviderRegistry;
+  outbound: OutboundPolicy;
   now: () => number;
   /** The longest a provider call may take before it counts as a timeout (retried). */
   deliveryTimeoutMs: number;
@@ -93,6 +96,8 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
     });
     return;
   }
+  if (rendered.template)
+    await markTemplateTriggered(db, row.workspace_id, rendered.template.slug, new Date(deps.now()));
   if (row.channel === 'inbox') {
     await saveDelivery(db, row.id, {
       status: 'delivered',
@@ -159,6 +164,7 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
         content: rendered.content,
       },
       AbortSignal.timeout(deps.deliveryTimeoutMs),
+      { outbound: deps.outbound },
     );
   } catch (error) {
     outcome = outcomeFromNetworkError(error);

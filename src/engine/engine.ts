@@ -1,13 +1,14 @@
+import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
-import { fanOutPage, startExecution, type FanoutJob } from './recipients.js';
+import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
 import { advanceRun, stepRuns, type RunJob } from './runner.js';
 
 /**
- * The worker: four queues, each job idempotent (processing is at-least-once). A failing job is
+ * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
  * retried by the queue with backoff; a slow provider holds one delivery slot until its timeout, never
  * the others.
  */
@@ -18,6 +19,8 @@ export interface EngineOptions {
   secretBox: Sealer;
   render: Renderer;
   providers: ProviderRegistry;
+  /** Where recipient-chosen destinations may be (channels/outbound.ts); the default policy when absent. */
+  outbound?: OutboundPolicy;
   log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
   now?: () => number;
   fanoutPageSize?: number;
@@ -85,6 +88,13 @@ export class Engine {
       BATCH(concurrency),
       this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
     );
+    await queue.work<ListFanoutJob>(
+      QUEUES.listFanout,
+      BATCH(concurrency),
+      this.handle(QUEUES.listFanout, (data) =>
+        db.transaction().execute((trx) => listFanOutPage(trx, queue, data, pageSize)),
+      ),
+    );
     const render = this.options.render;
     const runner = {
       db,
@@ -117,6 +127,7 @@ export class Engine {
       secretBox: this.options.secretBox,
       render: this.options.render,
       providers: this.options.providers,
+      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
       now: this.now,
       deliveryTimeoutMs: this.options.deliveryTimeoutMs ?? 10_000,
       retryDelayScale: this.options.retryDelayScale ?? 1,

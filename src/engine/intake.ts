@@ -3,6 +3,9 @@ import { applyUpsert } from '../domain/entity-operations.js';
 import { changeUsers } from '../services/users.js';
 import { newUlid } from '../ids.js';
 import { findObjects } from '../repositories/objects.js';
+import { findListIds } from '../repositories/subscriber-lists.js';
+import { findLinkedSchemas } from '../repositories/payload-schemas.js';
+import { describePayloadErrors, payloadFieldErrors } from '../domain/payload-schemas.js';
 import {
   claimIdempotencyKeys,
   findIdempotentExecutions,
@@ -11,25 +14,28 @@ import {
   insertExecutions,
   type NewExecution,
 } from '../repositories/executions.js';
-import { insertRunsOfExecutions } from '../repositories/runs.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
-import { firstPage, objectRun, runJobs, userRun } from './recipients.js';
+import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**
  * Accepting triggers (docs/spec/engine.md §1): a batch of records in one transaction, a fixed number
- * of statements whatever its size. A record accepted here has its execution, its recipients' runs
- * and their first jobs committed together, so a 202 cannot be lost; a refused record leaves nothing behind.
+ * of statements whatever its size. A record accepted here has its execution and its first job
+ * committed together, so a 202 cannot be lost; a refused record leaves nothing behind.
  */
 
 export type Intake = { ok: true; executionId: string } | { ok: false; status: 400 | 404; message: string };
 
 export interface IntakeRecord extends TriggerRecord {
-  source: 'trigger' | 'event' | 'legacy' | 'invoke';
-  /** A legacy dynamic workflow: its own tree and category, no stored workflow. */
+  source: 'trigger' | 'event' | 'legacy' | 'invoke' | 'broadcast';
+  /** A legacy dynamic workflow or a broadcast: its own tree and category, no stored workflow. */
   dynamic?: { tree: unknown; category: string };
   /** Started by another run's invokeworkflow node: that run, and the depth of the chain. */
   invokedBy?: { runId: string; depth: number };
+  /** A broadcast: the list whose live members the worker pages through (its recipients stay empty). */
+  listId?: string;
+  /** When the trigger job may start (a broadcast's delay or trigger_at); now when absent. */
+  startAfter?: Date;
 }
 
 export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`;
@@ -55,9 +61,14 @@ export async function acceptTriggers(
   const objectRefs = pending.flatMap(({ record }) =>
     record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
   );
-  const objectRows = objectRefs.length > 0 ? await findObjects(trx, workspaceId, objectRefs) : [];
-  const objectIds = new Map(objectRows.map((o) => [`${o.object_type}\u0000${o.object_id}`, o.id]));
-  const objects = new Set(objectIds.keys());
+  const objects =
+    objectRefs.length > 0
+      ? new Set((await findObjects(trx, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
+      : new Set<string>();
+  const listIds = [...new Set(pending.flatMap(({ record }) => (record.listId === undefined ? [] : [record.listId])))];
+  const lists = new Set(
+    listIds.length > 0 ? (await findListIds(trx, workspaceId, listIds)).map((row) => row.list_id) : [],
+  );
   const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
   const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
 
@@ -70,15 +81,37 @@ export async function acceptTriggers(
     );
     if (missing && missing.kind === 'object')
       return (refuse(index, 404, `object '${missing.objectType}/${missing.objectId}' not found`), false);
+    if (record.listId !== undefined && !lists.has(record.listId))
+      return (refuse(index, 404, `list_id: ${record.listId} not found`), false);
     if (!tenants.has(record.tenantId)) return (refuse(index, 404, `tenant '${record.tenantId}' not found`), false);
     return true;
   });
 
+  // An API trigger of a workflow that links a payload schema: its data must satisfy it (a 400 naming the field).
+  const linked = valid.flatMap(({ record, index }) => {
+    const link = record.source === 'trigger' ? workflows.get(record.workflow)?.payload_schema : null;
+    return link ? [{ record, index, link }] : [];
+  });
+  if (linked.length > 0) {
+    const schemas = await findLinkedSchemas(
+      trx,
+      workspaceId,
+      linked.map(({ link }) => ({ schema: link.schema, version_no: link.version_no ?? null })),
+    );
+    const schemaOf = new Map(schemas.map((s) => [`${s.slug}\u0000${s.requested ?? ''}`, s]));
+    for (const { record, index, link } of linked) {
+      const schema = schemaOf.get(`${link.schema}\u0000${link.version_no ?? ''}`);
+      const errors = schema ? payloadFieldErrors(schema, record.data, 'data') : [];
+      if (schema && errors.length > 0) refuse(index, 400, describePayloadErrors(schema, errors));
+    }
+  }
+  const accepted = valid.filter(({ index }) => results[index] === undefined);
+
   // Keys: the first record of a key in this batch claims it; later ones and keys used in the last 24 h
   // answer with the execution that holds the key.
-  const ids = new Map(valid.map(({ index }) => [index, newUlid()]));
+  const ids = new Map(accepted.map(({ index }) => [index, newUlid()]));
   const firstOfKey = new Map<string, number>();
-  for (const { record, index } of valid)
+  for (const { record, index } of accepted)
     if (record.idempotencyKey !== null && !firstOfKey.has(record.idempotencyKey))
       firstOfKey.set(record.idempotencyKey, index);
   const claimed = await claimIdempotencyKeys(
@@ -91,7 +124,7 @@ export async function acceptTriggers(
     workspaceId,
     [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
   );
-  const fresh = valid.filter(({ record, index }) => {
+  const fresh = accepted.filter(({ record, index }) => {
     const key = record.idempotencyKey;
     if (key === null || (claimed.has(key) && firstOfKey.get(key) === index)) return true;
     const executionId = claimed.has(key) ? ids.get(firstOfKey.get(key)!)! : held.get(key)!;
@@ -127,30 +160,23 @@ export async function acceptTriggers(
       idempotency_key: record.idempotencyKey,
       cancellation_key: record.cancellationKey,
       source: record.source,
+      list_id: record.listId ?? null,
       ...(record.invokedBy ? { parent_run_id: record.invokedBy.runId, invoke_depth: record.invokedBy.depth } : {}),
     };
   });
+  const startAfter = new Map(fresh.map(({ record, index }) => [ids.get(index)!, record.startAfter]));
   await insertExecutions(trx, workspaceId, executions);
-  // The runs of the named recipients and the first page of each object's subscribers start with the
-  // acceptance: no trigger job between the 202 and the first step (a fixed number of statements).
-  const runs = fresh.flatMap(({ record, index }) =>
-    record.recipients.map((r) => ({
-      ...(r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null)),
-      execution_id: ids.get(index)!,
-    })),
+  await queue.sendMany(
+    trx,
+    QUEUES.trigger,
+    executions.map((e) => {
+      const after = startAfter.get(e.id);
+      return {
+        data: { executionId: e.id },
+        options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
+      };
+    }),
   );
-  const inserted = await insertRunsOfExecutions(trx, workspaceId, runs);
-  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
-  const pages = fresh.flatMap(({ record, index }) => {
-    const seen = new Set<number>();
-    return record.recipients.flatMap((r) => {
-      const objectId = r.kind === 'object' ? objectIds.get(`${r.objectType}\u0000${r.objectId}`) : undefined;
-      if (objectId === undefined || seen.has(objectId)) return [];
-      seen.add(objectId);
-      return [firstPage(ids.get(index)!, workspaceId, objectId)];
-    });
-  });
-  await queue.sendMany(trx, QUEUES.fanout, pages);
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];
 }

@@ -17,6 +17,8 @@ export const QUEUES = {
   trigger: 'herald-trigger',
   /** One page of an object's subscribers. */
   fanout: 'herald-fanout',
+  /** One page of a broadcast's list members. */
+  listFanout: 'herald-list-fanout',
   /** One recipient's run, from its position in the tree. */
   run: 'herald-run',
   /** One message to one provider (jobs queued before deliveries had a queue per channel). */

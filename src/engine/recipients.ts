@@ -5,6 +5,9 @@ import type { Recipient } from '../domain/trigger-records.js';
 import { findExecution } from '../repositories/executions.js';
 import { findObjects } from '../repositories/objects.js';
 import { findSubscriberPage, insertRuns, type NewRun } from '../repositories/runs.js';
+import { findMemberPage } from '../repositories/list-members.js';
+import { findListIds } from '../repositories/subscriber-lists.js';
+import { markWorkflowExecuted } from '../repositories/workflows.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 
@@ -25,10 +28,18 @@ export interface FanoutJob {
   after: number;
 }
 
+export interface ListFanoutJob {
+  executionId: string;
+  workspaceId: number;
+  listPk: number;
+  /** The last member row id of the previous page. */
+  after: number;
+}
+
 export const userKey = (distinctId: string) => `user:${distinctId}`;
 export const objectKey = (objectType: string, objectId: string) => `object:${JSON.stringify([objectType, objectId])}`;
 
-export function userRun(
+function userRun(
   recipient: Extract<Recipient, { kind: 'user' }>,
   subscription: Record<string, unknown> | null,
 ): NewRun {
@@ -48,11 +59,7 @@ export function userRun(
   };
 }
 
-export const objectRun = (
-  objectType: string,
-  objectId: string,
-  subscription: Record<string, unknown> | null,
-): NewRun => ({
+const objectRun = (objectType: string, objectId: string, subscription: Record<string, unknown> | null): NewRun => ({
   id: newUlid(),
   recipient_key: objectKey(objectType, objectId),
   recipient_type: 'object',
@@ -63,28 +70,32 @@ export const objectRun = (
   subscription,
 });
 
-export const runJobs = (runs: { id: string }[]) =>
+const runJobs = (runs: { id: string }[]) =>
   runs.map((run) => ({ data: { runId: run.id }, options: { id: jobId('run', run.id, 'start') } }));
 
-/** A fan-out job for the first page of an object's subscribers. */
-export const firstPage = (executionId: string, workspaceId: number, objectId: number) => ({
-  data: { executionId, workspaceId, objectId, depth: 1, after: 0 } satisfies FanoutJob,
-  options: { id: jobId('fanout', executionId, objectId, 0) },
-});
-
-/**
- * The trigger job: one run per named recipient, and a fan-out job per object. Triggers accepted
- * now make their runs at once (src/engine/intake.ts); this serves trigger jobs queued before that.
- */
+/** The trigger job: one run per named recipient, and a fan-out job per object. */
 export async function startExecution(trx: Db, queue: Queue, executionId: string) {
   const execution = await findExecution(trx, executionId);
   if (!execution || execution.status === 'cancelled') return;
+  if (execution.workflow_id !== null) await markWorkflowExecuted(trx, execution.workflow_id, execution.created_at);
   const recipients = execution.recipients as Recipient[];
   const runs = recipients.map((r) =>
     r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null),
   );
   const inserted = await insertRuns(trx, execution.workspace_id, executionId, runs);
   await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  if (execution.list_id !== null) {
+    const [list] = await findListIds(trx, execution.workspace_id, [execution.list_id]);
+    // A list deleted since the broadcast was accepted has no members left to notify.
+    if (list)
+      await queue.send(
+        trx,
+        QUEUES.listFanout,
+        { executionId, workspaceId: execution.workspace_id, listPk: list.id, after: 0 } satisfies ListFanoutJob,
+        { id: jobId('list-fanout', executionId, list.id, 0) },
+      );
+    return;
+  }
   const objectRefs = recipients.flatMap((r) =>
     r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [],
   );
@@ -93,7 +104,16 @@ export async function startExecution(trx: Db, queue: Queue, executionId: string)
   await queue.sendMany(
     trx,
     QUEUES.fanout,
-    objects.map((o) => firstPage(executionId, execution.workspace_id, o.id)),
+    objects.map((o) => ({
+      data: {
+        executionId,
+        workspaceId: execution.workspace_id,
+        objectId: o.id,
+        depth: 1,
+        after: 0,
+      } satisfies FanoutJob,
+      options: { id: jobId('fanout', executionId, o.id, 0) },
+    })),
   );
 }
 
@@ -134,4 +154,29 @@ export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize
   if (page.length === pageSize)
     next.push({ data: { ...job, after: last }, options: { id: jobId('fanout', job.executionId, job.objectId, last) } });
   await queue.sendMany(trx, QUEUES.fanout, next);
+}
+
+/**
+ * One page of a broadcast's list members (its live members, in member id order): their runs and the
+ * next page, five statements whatever the page size. A page done twice inserts no run twice (runs are
+ * unique per execution and recipient) and enqueues nothing twice (derived job ids); a cancelled
+ * broadcast stops at the next page.
+ */
+export async function listFanOutPage(trx: Db, queue: Queue, job: ListFanoutJob, pageSize: number) {
+  const execution = await trx
+    .selectFrom('executions')
+    .select('status')
+    .where('id', '=', job.executionId)
+    .executeTakeFirst();
+  if (!execution || execution.status === 'cancelled') return;
+  const page = await findMemberPage(trx, job.listPk, job.after, pageSize);
+  if (page.length === 0) return;
+  const runs = page.map((row) => userRun({ kind: 'user', distinctId: row.distinct_id, transient: false }, null));
+  const inserted = await insertRuns(trx, job.workspaceId, job.executionId, runs);
+  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  if (page.length < pageSize) return;
+  const last = page[page.length - 1]!.id;
+  await queue.send(trx, QUEUES.listFanout, { ...job, after: last } satisfies ListFanoutJob, {
+    id: jobId('list-fanout', job.executionId, job.listPk, last),
+  });
 }

@@ -13,6 +13,7 @@ import {
   type RunProgress,
 } from '../repositories/runs.js';
 import { findTenantOverlay } from '../repositories/tenant-preferences.js';
+import { markTemplateTriggered } from '../repositories/templates.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
 import { findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
 import { findActiveVendors } from '../repositories/vendors.js';
@@ -127,8 +128,19 @@ async function recordMessages(
   queue: Queue,
   workspaceId: number,
   messages: NewMessage[],
+  at: Date,
 ): Promise<RecordedMessage[]> {
   const inserted = await insertMessages(trx, workspaceId, messages);
+  // The templates the stored messages were rendered from were used now (last_triggered_at).
+  const insertedIds = new Set(inserted.map((m) => m.id));
+  const used = new Set(
+    messages.flatMap((m) =>
+      insertedIds.has(m.id) && m.delivered?.status === 'delivered' && typeof m.delivered.template?.slug === 'string'
+        ? [m.delivered.template.slug]
+        : [],
+    ),
+  );
+  for (const slug of used) await markTemplateTriggered(trx, workspaceId, slug, at);
   const toDeliver = inserted.filter((m) => m.status === 'to_be_triggered');
   for (const channel of new Set(toDeliver.map((m) => m.channel)))
     await queue.sendMany(
@@ -183,7 +195,7 @@ export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
       const ready = [];
       for (const m of messages)
         ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
-      return recordMessages(trx, deps.queue, run.workspace_id, ready);
+      return recordMessages(trx, deps.queue, run.workspace_id, ready, new Date(now));
     },
     flush: async () => {},
   };
@@ -282,7 +294,8 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
       return ready.map(recorded);
     },
     async flush() {
-      for (const [workspaceId, messages] of pending) await recordMessages(trx, deps.queue, workspaceId, messages);
+      const at = new Date(deps.now());
+      for (const [workspaceId, messages] of pending) await recordMessages(trx, deps.queue, workspaceId, messages, at);
       await saveRunsProgress(trx, [...progress.values()]);
     },
   };

@@ -8,6 +8,7 @@ import { preferenceCategoryRoutes } from './preference-categories.js';
 import { inboxKeyRoutes } from './inbox-keys.js';
 import { templateRoutes } from './templates.js';
 import { templateVariantRoutes } from './template-variants.js';
+import { templateApprovalRoutes } from './template-approvals.js';
 import { translationRoutes } from './translations.js';
 import { translationVersionRoutes } from './translation-versions.js';
 import { preferenceCategoryTranslationRoutes } from './preference-category-translations.js';
@@ -54,6 +55,7 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     await scoped.register(withErrorShape('full', registeredEventRoutes));
     await scoped.register(withErrorShape('full', templateRoutes));
     await scoped.register(withErrorShape('full', templateVariantRoutes));
+    await scoped.register(withErrorShape('full', templateApprovalRoutes));
     await scoped.register(withErrorShape('full', inboxKeyRoutes));
     await scoped.register(withErrorShape('full', vendorRoutes));
   });

@@ -26,12 +26,18 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (mode === 'live' && !live)
       throw notFound(`template (slug: '${slug}') has no live version: it was never committed`);
     const variants: VariantRecord[] = mode === 'live' ? liveVariants : await findDraftVariants(app.db, [template.id]);
-    return { variants, liveVariants };
+    return { variants, liveVariants, withdrawn: live?.withdrawn ?? [] };
   }
 
-  const list = (variants: VariantRecord[], live: VariantRecord[], mode: 'draft' | 'live') => ({
+  const list = (
+    variants: VariantRecord[],
+    found: { liveVariants: VariantRecord[]; withdrawn: VariantRecord[] },
+    mode: 'draft' | 'live',
+  ) => ({
     meta: { count: variants.length, limit: variants.length, offset: 0 },
-    results: variants.map((variant) => presentVariant(variant, { detail: false, live, mode })),
+    results: variants.map((variant) =>
+      presentVariant(variant, { detail: false, live: found.liveVariants, withdrawn: found.withdrawn, mode }),
+    ),
   });
 
   app.get(
@@ -48,8 +54,8 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { mode } = request.query;
-      const { variants, liveVariants } = await variantsOf(request.workspace.id, request.params.template_slug, mode);
-      return list(variants, liveVariants, mode);
+      const found = await variantsOf(request.workspace.id, request.params.template_slug, mode);
+      return list(found.variants, found, mode);
     },
   );
 
@@ -68,10 +74,10 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { mode } = request.query;
       const { channel, template_slug } = request.params;
-      const { variants, liveVariants } = await variantsOf(request.workspace.id, template_slug, mode);
+      const found = await variantsOf(request.workspace.id, template_slug, mode);
       return list(
-        variants.filter((variant) => variant.channel === channel),
-        liveVariants,
+        found.variants.filter((variant) => variant.channel === channel),
+        found,
         mode,
       );
     },
@@ -92,10 +98,10 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { mode } = request.query;
       const { channel, template_slug, variant_id } = request.params;
-      const { variants, liveVariants } = await variantsOf(request.workspace.id, template_slug, mode);
+      const { variants, liveVariants, withdrawn } = await variantsOf(request.workspace.id, template_slug, mode);
       const variant = variants.find((v) => v.channel === channel && v.variant_id === variant_id);
       if (!variant) throw notFound(`variant '${channel}:${variant_id}' of template '${template_slug}' not found`);
-      return presentVariant(variant, { detail: true, live: liveVariants, mode });
+      return presentVariant(variant, { detail: true, live: liveVariants, withdrawn, mode });
     },
   );
 
@@ -137,7 +143,12 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const [live] = await findLiveTemplateVersions(trx, [template]);
         return { variant, live };
       });
-      return presentVariant(variant, { detail: true, live: live?.variants ?? [], mode: 'draft' });
+      return presentVariant(variant, {
+        detail: true,
+        live: live?.variants ?? [],
+        withdrawn: live?.withdrawn ?? [],
+        mode: 'draft',
+      });
     },
   );
 };

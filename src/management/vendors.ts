@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { presentVendor } from '../presenters/vendors.js';
 import { fullErrors, NoContent, ref, WorkspaceParamsSchema } from '../schemas/common.js';
-import { VendorCreateBodySchema, VendorParamsSchema, VendorPatchBodySchema, VendorSchema } from '../schemas/vendors.js';
+import {
+  VendorCreateBodySchema,
+  VendorParamsSchema,
+  VendorPatchBodySchema,
+  VendorSchema,
+  VendorTestBodySchema,
+  VendorTestResultSchema,
+} from '../schemas/vendors.js';
 import {
   changeVendor,
   createVendor,
@@ -10,6 +17,7 @@ import {
   findVendor,
   listVendors,
   providers,
+  testVendor,
   vendorNotFound,
 } from '../services/vendors.js';
 
@@ -107,5 +115,33 @@ export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         throw vendorNotFound(request.params.vendor_id);
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/v1/:workspace/vendor/:vendor_id/test/',
+    {
+      schema: {
+        tags,
+        operationId: 'testVendor',
+        summary:
+          'Test a vendor: a connection and credentials check, or one test message to `to`; a misconfiguration is ' +
+          'answered as {ok: false, error}, never as an error status',
+        params: VendorParamsSchema,
+        body: VendorTestBodySchema,
+        response: { 200: ref(VendorTestResultSchema), ...fullErrors(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      testVendor(
+        app.db,
+        app.secretBox,
+        providers,
+        { outbound: app.outbound },
+        request.workspace.id,
+        request.params.vendor_id,
+        request.body ?? {},
+        // Within the request's own deadline, whatever timeout_ms the vendor has.
+        AbortSignal.timeout(Math.max(1000, app.config.REQUEST_TIMEOUT_MS - 1000)),
+      ),
   );
 };

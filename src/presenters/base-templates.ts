@@ -1,4 +1,5 @@
 import { DEFAULT_LOCALE } from '../domain/templates.js';
+import { APPROVAL_CHANNELS, needsApproval } from '../domain/template-approvals.js';
 import type { TemplateRow, TemplateVersionRow } from '../repositories/templates.js';
 import { iso, isoOrNull } from '../schemas/common.js';
 import type { VariantRecord } from './templates.js';
@@ -19,7 +20,6 @@ const CHANNEL_NAMES: Record<string, string> = {
   slack: 'Slack',
   ms_teams: 'MS Teams',
 };
-const APPROVAL_CHANNELS = new Set(['sms', 'whatsapp']);
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 const language = (slug: string) => ({ name: languageNames.of(slug) ?? slug, slug });
 
@@ -31,7 +31,7 @@ function templateEntry(variant: VariantRecord, live: TemplateVersionRow) {
     conditions: variant.conditions,
     language: language(variant.locale),
     is_enabled: true,
-    approval_status: 'auto_approved',
+    approval_status: needsApproval(variant) ? (variant.approval?.status ?? 'pending') : 'auto_approved',
     content: variant.content,
     created_at: iso(variant.created_at),
     updated_at: iso(live.committed_at),
@@ -55,7 +55,7 @@ export function presentBaseChannel(
     channel: {
       name: CHANNEL_NAMES[channel] ?? channel,
       slug: channel,
-      is_template_approval_needed: APPROVAL_CHANNELS.has(channel),
+      is_template_approval_needed: APPROVAL_CHANNELS.includes(channel),
     },
     is_active: variants.length > 0,
     is_enabled: (live?.enabled_channels ?? template.enabled_channels).includes(channel),

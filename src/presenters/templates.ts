@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DeliveryChannel } from '../schemas/delivery-channels.js';
 import type { ActorColumn } from '../db/types.js';
 import { contentErrors } from '../domain/templates.js';
+import { needsApproval, type VariantApproval } from '../domain/template-approvals.js';
 import type { TemplateRow, TemplateVariantRow, TemplateVersionRow } from '../repositories/templates.js';
 import { iso, isoOrNull } from '../schemas/common.js';
 
@@ -16,6 +17,8 @@ export interface VariantRecord {
   seq_no: number;
   needs_vendor_approval: boolean;
   created_at: Date | string;
+  /** A committed variant's vendor approval, when it has a record (live versions only). */
+  approval?: VariantApproval;
 }
 
 export interface TemplateView {
@@ -148,17 +151,38 @@ export function presentTemplate(view: TemplateView) {
   };
 }
 
+/**
+ * The approval fields of a variant (domain/template-approvals.ts): `auto_approved` when it needs none; a live
+ * variant's own record; a draft variant carries the live one's while it is unchanged, and is `pending` otherwise. A
+ * discarded variant reads `pending` with its `discard_comment` until the next commit.
+ */
+function approvalFields(variant: VariantRecord, approval: VariantApproval | undefined, withdrawn?: VariantRecord) {
+  if (!needsApproval(variant))
+    return { approval_status: 'auto_approved', discard_comment: null, approval_at: null, vendor_approvals: [] };
+  const discarded = approval?.status === 'discarded' ? approval : withdrawn?.approval;
+  return {
+    approval_status: !approval || approval.status === 'discarded' ? 'pending' : approval.status,
+    discard_comment: discarded?.discard_comment ?? null,
+    approval_at: isoOrNull(approval?.status === 'approved' ? approval.approval_at : null),
+    vendor_approvals: approval && approval.status !== 'discarded' ? approval.vendor_approvals : [],
+  };
+}
+
 /** `action`: what the draft changes against live for this variant (null in live mode). */
 export function presentVariant(
   variant: VariantRecord,
-  options: { detail: boolean; live?: VariantRecord[]; mode: 'draft' | 'live' },
+  options: { detail: boolean; live?: VariantRecord[]; withdrawn?: VariantRecord[]; mode: 'draft' | 'live' },
 ) {
   const errors = contentErrors(variant.channel as DeliveryChannel, variant.content);
+  const same = (v: VariantRecord) => v.channel === variant.channel && v.variant_id === variant.variant_id;
   let action: 'Added' | 'Updated' | 'Unchanged' | null = null;
+  let approval = variant.approval;
   if (options.mode === 'draft') {
-    const live = options.live?.find((v) => v.channel === variant.channel && v.variant_id === variant.variant_id);
+    const live = options.live?.find(same);
     action = !live ? 'Added' : variantHash(live) === variantHash(variant) ? 'Unchanged' : 'Updated';
+    approval = action === 'Unchanged' ? live?.approval : undefined;
   }
+  const { vendor_approvals, ...approvalState } = approvalFields(variant, approval, options.withdrawn?.find(same));
   return {
     channel: variant.channel,
     id: variant.variant_id,
@@ -168,14 +192,12 @@ export function presentVariant(
     hash: variantHash(variant),
     needs_vendor_approval: variant.needs_vendor_approval,
     sysgen_template_name: null,
-    approval_status: 'auto_approved',
-    discard_comment: null,
-    approval_at: null,
+    ...approvalState,
     has_error: Object.keys(errors).length > 0,
     seq_no: variant.seq_no,
     action,
     created_at: iso(variant.created_at),
-    ...(options.detail && { content: variant.content, errors, vendor_approvals: [] }),
+    ...(options.detail && { content: variant.content, errors, vendor_approvals }),
   };
 }
 

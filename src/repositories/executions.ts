@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { PayloadSchemaLink } from '../db/types.js';
 
 /** Triggers as accepted (executions), their idempotency keys, and the workflows they pin. */
 
@@ -10,6 +11,7 @@ export interface LiveWorkflowRow {
   version_no: number | null;
   category: string | null;
   trigger_type: string | null;
+  payload_schema: PayloadSchemaLink | null;
 }
 
 /** The named workflows with their live version, in one statement. */
@@ -28,6 +30,7 @@ export function findLiveWorkflows(db: Db, workspaceId: number, slugs: string[]):
       'workflow_versions.version_no',
       'workflow_versions.category',
       'workflow_versions.trigger_type',
+      'workflow_versions.payload_schema',
     ])
     .where('workflows.workspace_id', '=', workspaceId)
     .where('workflows.slug', 'in', sql<string>`(select jsonb_array_elements_text(${JSON.stringify(slugs)}::jsonb))`)
@@ -117,6 +120,8 @@ export interface NewExecution {
   /** An invoked workflow: the invoking run and the depth of the chain. */
   parent_run_id?: string | null;
   invoke_depth?: number;
+  /** A broadcast's list. */
+  list_id?: string | null;
 }
 
 export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {
@@ -153,10 +158,15 @@ export async function cancelExecutions(
     idempotencyKey?: string;
     workflowSlug?: string;
     cancellationKey?: string;
+    listId?: string;
+    /** Broadcasts only (true) or workflow runs only (false). */
+    broadcasts: boolean;
   },
 ): Promise<string[]> {
   let query = trx.updateTable('executions').set({ status: 'cancelled', cancelled_at: sql`now()` });
   query = query.where('workspace_id', '=', workspaceId).where('status', '!=', 'cancelled');
+  query = query.where('source', filter.broadcasts ? '=' : '!=', 'broadcast');
+  if (filter.listId !== undefined) query = query.where('list_id', '=', filter.listId);
   if (filter.executionId !== undefined) query = query.where('id', '=', filter.executionId);
   if (filter.idempotencyKey !== undefined) query = query.where('idempotency_key', '=', filter.idempotencyKey);
   if (filter.workflowSlug !== undefined) query = query.where('workflow_slug', '=', filter.workflowSlug);

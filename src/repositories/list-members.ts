@@ -128,3 +128,17 @@ export async function listListsOfUser(db: Db, userId: number, window: CursorWind
   ]);
   return cursorPage(rows, (row) => row.id, window, totals[0]!);
 }
+
+/** One page of the live list's members after `after` (a member row id), with their distinct_ids. One statement. */
+export function findMemberPage(db: Db, listPk: number, after: number, limit: number) {
+  return db
+    .selectFrom('subscriber_list_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.id', 'u.distinct_id'])
+    .where('m.list_pk', '=', listPk)
+    .where('m.version_pk', 'is', null)
+    .where('m.id', '>', after)
+    .orderBy('m.id')
+    .limit(limit)
+    .execute();
+}

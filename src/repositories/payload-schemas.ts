@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
+import type { LinkedSchema } from '../domain/payload-schemas.js';
 
 export const SCHEMA_COLUMNS = [
   'id',
@@ -160,4 +161,37 @@ export async function commitPayloadSchema(
     .where('id', '=', schema.id)
     .execute();
   return version as PayloadSchemaVersionRow;
+}
+
+/**
+ * The committed versions these links name (a version, or the schema's live one when null), by slug
+ * and requested version. One statement; a link to a schema that is gone finds nothing.
+ */
+export async function findLinkedSchemas(
+  db: Db,
+  workspaceId: number,
+  links: { schema: string; version_no: number | null }[],
+) {
+  if (links.length === 0) return [];
+  const { rows } = await sql<LinkedSchema & { requested: number | null }>`
+    select l.s as slug, l.v as requested, v.version_no, v.json_schema, v.hash
+    from jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ s: l.schema, v: l.version_no })))}::jsonb) as l(s text, v integer)
+    join payload_schemas p on p.workspace_id = ${workspaceId} and p.slug = l.s
+    join payload_schema_versions v on v.schema_id = p.id and v.version_no = coalesce(l.v, p.live_version_no)`.execute(
+    db,
+  );
+  return rows;
+}
+
+/** The committed schema version each of these registered events links, by event name. One statement. */
+export async function findEventSchemas(db: Db, workspaceId: number, names: string[]) {
+  if (names.length === 0) return [];
+  const { rows } = await sql<LinkedSchema & { name: string }>`
+    select e.name, p.slug, v.version_no, v.json_schema, v.hash
+    from registered_events e
+    join payload_schemas p on p.id = e.schema_id
+    join payload_schema_versions v on v.schema_id = p.id and v.version_no = coalesce(e.schema_version_no, p.live_version_no)
+    where e.workspace_id = ${workspaceId}
+      and e.name in (select jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))`.execute(db);
+  return rows;
 }

@@ -33,28 +33,6 @@ export async function insertRuns(trx: Db, workspaceId: number, executionId: stri
     .execute();
 }
 
-/** Runs of many executions (each row names its own), in one statement; returns the runs inserted. */
-export async function insertRunsOfExecutions(
-  trx: Db,
-  workspaceId: number,
-  runs: (NewRun & { execution_id: string })[],
-) {
-  if (runs.length === 0) return [];
-  return trx
-    .insertInto('workflow_runs')
-    .values(
-      runs.map((run) => ({
-        ...run,
-        workspace_id: workspaceId,
-        inline: run.inline === null ? null : JSON.stringify(run.inline),
-        subscription: run.subscription === null ? null : JSON.stringify(run.subscription),
-      })),
-    )
-    .onConflict((oc) => oc.columns(['execution_id', 'recipient_key']).doNothing())
-    .returning(['id', 'execution_id', 'recipient_type', 'object_type', 'object_id'])
-    .execute();
-}
-
 const runColumns = (db: Db) =>
   db
     .selectFrom('workflow_runs as r')

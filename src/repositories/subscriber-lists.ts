@@ -138,3 +138,13 @@ export async function findListVersion(db: Db, workspaceId: number, listId: strin
 export async function deleteVersion(trx: Db, versionPk: number): Promise<void> {
   await trx.deleteFrom('subscriber_list_versions').where('id', '=', versionPk).execute();
 }
+
+/** Which of these lists exist (by list_id), without their counts. One statement. */
+export function findListIds(db: Db, workspaceId: number, listIds: string[]) {
+  return db
+    .selectFrom('subscriber_lists')
+    .select(['id', 'list_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('list_id', 'in', listIds)
+    .execute();
+}

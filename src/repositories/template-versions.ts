@@ -18,7 +18,7 @@ const VERSION_COLUMNS = [
 ] as const;
 
 /** The live versions of several templates in one statement (templates never committed have none). */
-export function findLiveTemplateVersions(
+export function findLiveTemplateVersionRows(
   db: Db,
   templates: { id: number; live_version_no: number | null }[],
 ): Promise<TemplateVersionRow[]> {
@@ -97,16 +97,25 @@ export async function commitTemplateDraft(
   return { template, version };
 }
 
-/** What rendering needs first: which version of the template is live (cached by that). */
+/**
+ * What rendering needs first: which version of the template is live, and when its approvals last changed (cached
+ * by both).
+ */
 export async function findLiveTemplatePointer(db: Db, workspaceId: number, slug: string) {
   const row = await db
     .selectFrom('templates')
     .select(['id', 'live_version_no'])
+    .select(
+      sql<string | null>`(select max(a.updated_at)::text from template_variant_approvals a
+        where a.template_id = templates.id and a.version_no = templates.live_version_no)`.as('approvals_stamp'),
+    )
     .where('workspace_id', '=', workspaceId)
     .where('slug', '=', slug)
     .where('live_version_no', 'is not', null)
     .executeTakeFirst();
-  return row ? { id: row.id, live_version_no: row.live_version_no! } : undefined;
+  return row
+    ? { id: row.id, live_version_no: row.live_version_no!, approvals_stamp: row.approvals_stamp ?? '' }
+    : undefined;
 }
 
 export async function findTemplateVersionVariants(db: Db, templateId: number, versionNo: number) {

@@ -168,3 +168,19 @@ export function upsertVariant(
     .returning(VARIANT_COLUMNS)
     .executeTakeFirstOrThrow();
 }
+
+/**
+ * A delivery used the template: `last_triggered_at` moves forward to `at`. (Ours) written at most once
+ * a second per template: a broadcast's thousands of deliveries do not all rewrite one row.
+ */
+export async function markTemplateTriggered(db: Db, workspaceId: number, slug: string, at: Date) {
+  await db
+    .updateTable('templates')
+    .set({ last_triggered_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', '=', slug)
+    .where((eb) =>
+      eb.or([eb('last_triggered_at', 'is', null), eb('last_triggered_at', '<', new Date(at.getTime() - 1000))]),
+    )
+    .execute();
+}

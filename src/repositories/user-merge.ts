@@ -27,6 +27,22 @@ export async function moveUserBelongings(trx: Db, fromId: number, toId: number):
         and o.tenant_id = p.tenant_id and o.channel = p.channel)`.execute(trx);
 }
 
+/**
+ * Moves the engine's records of user `from` to user `to` (by distinct_id), two statements: every
+ * message (the inbox feed is made of them), and the runs still to come, so that their later steps
+ * reach the merged user. A run of an execution that already has one for `to` stays behind (one run
+ * per recipient and execution); it finds no user and sends nothing.
+ */
+export async function moveUserMessages(trx: Db, workspaceId: number, from: string, to: string): Promise<void> {
+  await sql`update messages set distinct_id = ${to}
+    where workspace_id = ${workspaceId} and recipient_type = 'user' and distinct_id = ${from}`.execute(trx);
+  await sql`update workflow_runs r set distinct_id = ${to}, recipient_key = ${`user:${to}`}, updated_at = now()
+    where r.workspace_id = ${workspaceId} and r.recipient_type = 'user' and r.distinct_id = ${from}
+      and r.status in ('running', 'waiting')
+      and not exists (select 1 from workflow_runs o where o.execution_id = r.execution_id
+        and o.recipient_key = ${`user:${to}`})`.execute(trx);
+}
+
 export async function deleteUserById(trx: Db, userId: number): Promise<void> {
   await trx.deleteFrom('users').where('id', '=', userId).execute();
 }

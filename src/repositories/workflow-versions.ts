@@ -17,6 +17,7 @@ const VERSION_COLUMNS = [
   'trigger_events',
   'tags',
   'tree',
+  'payload_schema',
   'commit_message',
   'committed_at',
   'committed_by',
@@ -57,6 +58,7 @@ export async function commitWorkflowDraft(
       'trigger_events',
       'tags',
       'tree',
+      'payload_schema',
       'commit_message',
       'committed_by',
     ])
@@ -75,6 +77,7 @@ export async function commitWorkflowDraft(
           'trigger_events',
           'tags',
           'tree',
+          'payload_schema',
           sql<string | null>`${input.commitMessage}::text`.as('commit_message'),
           sql`${JSON.stringify(input.actor)}::jsonb`.as('committed_by'),
         ])

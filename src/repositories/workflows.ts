@@ -21,6 +21,7 @@ export const WORKFLOW_COLUMNS = [
   'updated_at',
   'updated_by',
   'last_executed_at',
+  'payload_schema',
 ] as const;
 
 /** The workflow row is its draft; `lock` holds it until the transaction ends, so commits serialize. */
@@ -54,6 +55,7 @@ export function upsertWorkflowDraft(
     trigger_events: JSON.stringify(content.trigger_events),
     tags: JSON.stringify(content.tags),
     tree: JSON.stringify(content.tree),
+    payload_schema: content.payload_schema === null ? null : JSON.stringify(content.payload_schema),
     updated_at: sql<Date>`now()`,
     updated_by: JSON.stringify(input.actor),
   };
@@ -111,4 +113,14 @@ export async function findCategoriesOfEnabledLiveWorkflows(db: Db, workspaceId: 
     .where('workflows.is_enabled', '=', true)
     .execute();
   return rows.map((row) => row.category);
+}
+
+/** A trigger of the workflow ran (its trigger job): `last_executed_at` moves forward to `at`, never back. */
+export async function markWorkflowExecuted(db: Db, workflowId: number, at: Date) {
+  await db
+    .updateTable('workflows')
+    .set({ last_executed_at: at })
+    .where('id', '=', workflowId)
+    .where((eb) => eb.or([eb('last_executed_at', 'is', null), eb('last_executed_at', '<', at)]))
+    .execute();
 }

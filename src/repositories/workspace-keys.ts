@@ -92,6 +92,18 @@ export function findWorkspaceKey(db: Db, workspaceId: number, id: string) {
     .executeTakeFirst();
 }
 
+/** Whether `key` is a pair of this workspace that has not been deleted (the legacy calls name it in their path). */
+export async function hasWorkspaceKey(db: Db, workspaceId: number, key: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('workspace_keys')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('key', '=', key)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * The pair a signed base request names by its key, with its workspace, only while the pair
  * may authenticate (active and not deleted). Read on every request, so pausing, deleting or

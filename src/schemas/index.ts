@@ -34,7 +34,7 @@ import {
 import { FailErrorSchema } from './triggers.js';
 import { MessageSchema } from './messages.js';
 import { NotificationSchema } from './feed.js';
-import { VendorSchema } from './vendors.js';
+import { VendorSchema, VendorTestResultSchema } from './vendors.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [
@@ -74,6 +74,7 @@ export const sharedSchemas = [
   MessageSchema,
   NotificationSchema,
   VendorSchema,
+  VendorTestResultSchema,
   TemplateSchema,
   TemplateVariantSchema,
   MockDataSchema,

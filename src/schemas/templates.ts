@@ -17,6 +17,43 @@ export const VariantParamsSchema = Type.Composite([
   TemplateChannelParamsSchema,
   Type.Object({ variant_id: Type.String({ pattern: VARIANT_ID_PATTERN, description: 'the variant identifier' }) }),
 ]);
+const ApprovalChannel = Type.Unsafe<'sms' | 'whatsapp'>(
+  Type.String({ enum: ['sms', 'whatsapp'], description: 'the channels whose variants need vendor approval' }),
+);
+export const ApprovalVariantParamsSchema = Type.Composite([
+  TemplateParamsSchema,
+  Type.Object({
+    channel: ApprovalChannel,
+    variant_id: Type.String({ pattern: VARIANT_ID_PATTERN, description: 'the variant identifier' }),
+  }),
+]);
+export const LiveModeQuerySchema = Type.Object({
+  mode: Type.Optional(
+    Type.String({ enum: ['live'], default: 'live', description: 'approval is of the live version only' }),
+  ),
+});
+export const DiscardVariantBodySchema = Type.Object({
+  comment: Type.String({ minLength: 1, maxLength: 5000, description: 'why the variant is discarded' }),
+});
+export const VendorApprovalBodySchema = Type.Object({
+  approval_status: Type.Unsafe<'pending' | 'sent_for_approval' | 'approved' | 'rejected'>(
+    Type.String({ enum: ['pending', 'sent_for_approval', 'approved', 'rejected'] }),
+  ),
+  vendor_slug: Type.String({ minLength: 1, maxLength: 255, description: 'e.g. twilio-whatsapp' }),
+  vendor_uid: Type.String({ minLength: 1, maxLength: 255, description: 'e.g. the WABA id' }),
+  vendor_template_name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 512, description: 'required if approved' }),
+  ),
+  vendor_template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'required if approved' })),
+  vendor_locale_code: Type.Optional(Type.String({ maxLength: 35 })),
+  vendor_template_category: Type.Optional(
+    Type.Unsafe<string>(Type.String({ enum: ['UTILITY', 'MARKETING', 'AUTHENTICATION'] })),
+  ),
+  provider_template_id: Type.Optional(Type.String({ maxLength: 512 })),
+  comment: Type.Optional(Type.String({ maxLength: 5000, description: 'required if rejected' })),
+});
+export type VendorApprovalBody = Static<typeof VendorApprovalBodySchema>;
+
 export const TemplateListQuerySchema = Type.Composite([
   OffsetQuerySchema,
   Type.Object({

@@ -62,3 +62,39 @@ export const VendorPatchBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const VendorTestBodySchema = Type.Union(
+  [
+    Type.Object(
+      {
+        to: Type.Optional(
+          Type.Unknown({
+            description:
+              'send one test message to this address, as a channel entry holds it: an email, a phone number, a ' +
+              'push token or subscription, {"incoming_webhook": {"url": …}}; without it the provider checks its ' +
+              'connection and credentials (or, when it has no check, messages the destination its config names)',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'optional' },
+);
+
+export const VendorTestResultSchema = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'the check passed, or the provider accepted the test message' }),
+    mode: Type.Union([Type.Literal('check'), Type.Literal('message')], {
+      description: 'check: connection and credentials, nothing sent; message: one test message sent',
+    }),
+    error: Nullable(Type.String({ description: "why not: the provider's answer or the misconfiguration found" })),
+    retryable: Type.Boolean({
+      description: 'the failure is transient (a timeout, a refused connection, 5xx, 429): a delivery would be retried',
+    }),
+    provider_response: Type.Unknown({ description: "the provider's answer, secrets masked; null when none" }),
+    duration_ms: Type.Integer(),
+  },
+  { $id: 'VendorTestResult', title: 'Vendor test result' },
+);

@@ -22,6 +22,23 @@ export const WorkflowParamsSchema = Type.Composite([
   }),
 ]);
 
+const WorkflowPayloadSchemaLink = Type.Object(
+  {
+    schema: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'a committed payload schema (management schemas)',
+    }),
+    version_no: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, description: 'a committed version; absent or null: the live one' })),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "the payload schema every API trigger's data must satisfy (checked at trigger, 400 naming the field)",
+  },
+);
+
 /**
  * A workflow's editable content. Fields of the hosted platform's workflow that Herald does not
  * model (ratelimit, conditions, overrides, …) are accepted and ignored, so a workflow read with
@@ -42,6 +59,7 @@ export const WorkflowBodySchema = Type.Object({
   ),
   tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
   trigger_events: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 }))),
+  payload_schema: Type.Optional(Nullable(WorkflowPayloadSchemaLink)),
 });
 export type WorkflowBody = Static<typeof WorkflowBodySchema>;
 
@@ -70,6 +88,7 @@ export const WorkflowSchema = Type.Object(
     tags: Type.Array(Type.String()),
     trigger_type: Type.String(),
     trigger_events: Type.Array(Type.String()),
+    payload_schema: Nullable(WorkflowPayloadSchemaLink),
     tree: Type.Unknown(),
     is_enabled: Type.Boolean(),
     status: Type.String({
@@ -97,4 +116,5 @@ export interface WorkflowContent {
   trigger_events: string[];
   tags: string[];
   tree: unknown;
+  payload_schema: { schema: string; version_no: number | null } | null;
 }

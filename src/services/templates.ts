@@ -3,9 +3,17 @@ import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { commitErrors } from '../domain/templates.js';
 import { badRequest, notFound } from '../errors.js';
-import { draftView, liveView, templateHash, type TemplateView } from '../presenters/templates.js';
-import { commitTemplateDraft, findLiveTemplateVersions } from '../repositories/template-versions.js';
-import { findDraftVariants, findTemplate, type TemplateRow } from '../repositories/templates.js';
+import { draftView, liveView, templateHash, variantHash, type TemplateView } from '../presenters/templates.js';
+import { needsApproval, type VariantApproval } from '../domain/template-approvals.js';
+import { carryApprovals, findApprovals } from '../repositories/template-approvals.js';
+import { commitTemplateDraft, findLiveTemplateVersionRows } from '../repositories/template-versions.js';
+import type { CommittedVariant } from '../db/types.js';
+import {
+  findDraftVariants,
+  findTemplate,
+  type TemplateRow,
+  type TemplateVersionRow,
+} from '../repositories/templates.js';
 
 /** Handlebars' parse error, first line only (the rest is a caret drawing). */
 export function handlebarsSyntaxError(source: string): string | undefined {
@@ -51,7 +59,15 @@ export async function commitTemplate(
   if (errors.length > 0)
     throw badRequest(`one or more variants about to be committed have issues: ${errors.join('; ')}`, { errors });
   const committed = await commitTemplateDraft(trx, template.id, input);
-  return liveView(committed.template, committed.version);
+  if (live) {
+    const unchanged = committed.version.variants.filter((variant) => {
+      const before = live.variants.find((v) => v.channel === variant.channel && v.variant_id === variant.variant_id);
+      return needsApproval(variant) && before !== undefined && variantHash(before) === variantHash(variant);
+    });
+    await carryApprovals(trx, template.id, { from: live.version_no, to: committed.version.version_no }, unchanged);
+  }
+  const [version] = await findLiveTemplateVersions(trx, [committed.template]);
+  return liveView(committed.template, version ?? committed.version);
 }
 
 /**
@@ -66,4 +82,48 @@ export {
   upsertTemplateDraft,
   upsertVariant,
 } from '../repositories/templates.js';
-export { findLiveTemplateVersions } from '../repositories/template-versions.js';
+
+/** A committed variant with its vendor approval, when it has one (domain/template-approvals.ts). */
+export type LiveVariant = CommittedVariant & { approval?: VariantApproval };
+
+/** A live version as every reader sees it: discarded variants `withdrawn` from it, the others with their approval. */
+export interface LiveVersion extends TemplateVersionRow {
+  variants: LiveVariant[];
+  withdrawn: LiveVariant[];
+}
+
+/** The live versions of several templates, with their variants' approvals: two statements whatever the count. */
+export async function findLiveTemplateVersions(
+  db: Db,
+  templates: { id: number; live_version_no: number | null }[],
+): Promise<LiveVersion[]> {
+  const versions = await findLiveTemplateVersionRows(db, templates);
+  const approvals = await findApprovals(db, versions);
+  return versions.map((version) => {
+    const annotated: LiveVariant[] = version.variants.map((variant) => {
+      const row = approvals.find(
+        (a) =>
+          a.template_id === version.template_id &&
+          a.version_no === version.version_no &&
+          a.channel === variant.channel &&
+          a.variant_id === variant.variant_id,
+      );
+      return row
+        ? {
+            ...variant,
+            approval: {
+              status: row.status,
+              vendor_approvals: row.vendor_approvals as unknown as VariantApproval['vendor_approvals'],
+              discard_comment: row.discard_comment,
+              approval_at: row.approval_at,
+            },
+          }
+        : variant;
+    });
+    return {
+      ...version,
+      variants: annotated.filter((variant) => variant.approval?.status !== 'discarded'),
+      withdrawn: annotated.filter((variant) => variant.approval?.status === 'discarded'),
+    };
+  });
+}

@@ -1,6 +1,7 @@
 /**
- * What the trigger routes need besides the engine's intake: the readers that turn a request record into an intake
- * record (domain/trigger-records.ts) and the cancel of pending executions.
+ * What the trigger routes need besides the engine's intake: the readers that turn a request record
+ * (a trigger, domain/trigger-records.ts; a broadcast, domain/broadcasts.ts) into an intake record,
+ * and the cancel of pending executions.
  */
 export {
   MAX_RECORDS,
@@ -10,3 +11,4 @@ export {
   TRIGGER_BODY_LIMIT,
 } from '../domain/trigger-records.js';
 export { cancelExecutions } from '../repositories/executions.js';
+export { readBroadcast } from '../domain/broadcasts.js';

@@ -2,14 +2,14 @@ import type { Trx } from '../db/database.js';
 import { mergeUserStates } from '../domain/user-merge.js';
 import type { Channels } from '../domain/channels.js';
 import { badRequest, notFound, notFoundErrors } from '../errors.js';
-import { deleteUserById, moveUserBelongings } from '../repositories/user-merge.js';
+import { deleteUserById, moveUserBelongings, moveUserMessages } from '../repositories/user-merge.js';
 import { lockUsers, saveUserStates, type UserRow } from '../repositories/users.js';
 
 /**
  * Merges user `fromDistinctId` into `distinctId` in the caller's transaction: profile (see
- * mergeUserStates), subscriptions, list memberships and preferences move to the primary user, then
- * the secondary user is deleted. Both users are locked first, in the order every user path locks
- * them. Seven statements. (Messages move too once the engine stores them.)
+ * mergeUserStates), subscriptions, list memberships, preferences, messages (and so the inbox feed)
+ * and runs still to come move to the primary user, then the secondary user is deleted. Both users are
+ * locked first, in the order every user path locks them. Nine statements.
  */
 export async function mergeUsers(
   trx: Trx,
@@ -30,6 +30,7 @@ export async function mergeUsers(
     { properties: secondary.properties, channels: secondary.channels as Channels },
   );
   await moveUserBelongings(trx, secondary.id, primary.id);
+  await moveUserMessages(trx, workspaceId, fromDistinctId, distinctId);
   await deleteUserById(trx, secondary.id);
   const [saved] = await saveUserStates(trx, [
     { id: primary.id, fresh: false, properties: merged.properties, channels: merged.channels },

@@ -1,4 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
+import type { DeliveryChannel, DeliveryOutcome, DeliveryRequest, SendContext } from '../channels/provider.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import { openConfig, sealConfig, type Sealer } from '../domain/vendor-secrets.js';
@@ -90,4 +91,63 @@ export async function changeVendor(
     ...(input.is_active !== undefined ? { is_active: input.is_active } : {}),
     ...(config ? { config } : {}),
   });
+}
+
+const TEST_TEXT = 'Herald test message';
+
+/** What a test message is: one content every provider finds its fields in (subject, title, text, body). */
+function testRequest(row: { id: string; channel: string; nickname: string | null }, to: unknown): DeliveryRequest {
+  const text = `A test message from Herald for vendor ${row.nickname ?? row.id}.`;
+  return {
+    messageId: `test_${newUlid()}`,
+    executionId: 'vendor_test',
+    channel: row.channel as DeliveryChannel,
+    recipient: { distinct_id: '$vendor_test' },
+    channelIdentity: to ?? null,
+    tenantId: 'default',
+    workflow: { slug: 'vendor-test', version_id: '0', node_ref: 'test' },
+    content: { subject: TEST_TEXT, title: TEST_TEXT, header: TEST_TEXT, text, body: text },
+  };
+}
+
+/**
+ * The vendor `test` action (docs/channels.md, "Testing a vendor", ours): with `to`, one test message to that
+ * address; without, the provider's connection check, or a test message to the destination its config names when it
+ * has no check (webhook, incoming_webhook). A misconfiguration is the answer, never an error of the request.
+ */
+export async function testVendor(
+  db: Db,
+  box: Sealer,
+  registry: ProviderRegistry,
+  context: SendContext,
+  workspaceId: number,
+  id: string,
+  input: { to?: unknown },
+  signal: AbortSignal,
+) {
+  const row = await findVendor(db, workspaceId, id);
+  if (!row) throw vendorNotFound(id);
+  const provider = registry.get(row.provider);
+  const mode: 'check' | 'message' = input.to === undefined && provider?.check ? 'check' : 'message';
+  const startedAt = Date.now();
+  let outcome: DeliveryOutcome;
+  try {
+    if (!provider) throw new Error(`provider '${row.provider}' is not one Herald knows`);
+    const vendor = { id: row.id, provider: row.provider, nickname: row.nickname, config: openConfig(row.config, box) };
+    outcome =
+      mode === 'check' && provider.check
+        ? await provider.check(vendor, signal)
+        : await provider.send(vendor, testRequest(row, input.to), signal, context);
+  } catch (error) {
+    // A stored config that no longer opens (SECRET_KEY changed) or a provider's fault: the answer, not a 500.
+    outcome = { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+  }
+  return {
+    ok: outcome.kind === 'sent',
+    mode,
+    error: outcome.kind === 'sent' ? null : outcome.reason,
+    retryable: outcome.kind === 'retry',
+    provider_response: outcome.providerResponse ?? null,
+    duration_ms: Date.now() - startedAt,
+  };
 }

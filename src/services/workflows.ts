@@ -13,6 +13,7 @@ import {
   type WorkflowRow,
 } from '../repositories/workflows.js';
 import { matcher, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
+import { resolveLink } from './registered-events.js';
 import type { WorkflowBody } from '../schemas/workflows.js';
 
 /** A workflow to show, and the live categories it is validated against. */
@@ -27,6 +28,12 @@ interface Answer {
  */
 
 const isWorkflowSlug = matcher(WORKFLOW_SLUG_PATTERN);
+
+/** A link must name a committed payload schema (and a version of it that exists): 400 otherwise. */
+async function payloadSchemaLink(db: Db, workspaceId: number, link: { schema: string; version_no?: number | null }) {
+  await resolveLink(db, workspaceId, link);
+  return { schema: link.schema, version_no: link.version_no ?? null };
+}
 
 type CommitOutcome =
   | { outcome: 'unchanged'; live: NonNullable<ShownWorkflow['live']> }
@@ -105,6 +112,7 @@ export async function saveWorkflowDraft(
     trigger_events: body.trigger_events ?? [],
     tags: body.tags ?? [],
     tree: body.tree,
+    payload_schema: body.payload_schema ? await payloadSchemaLink(trx, workspaceId, body.payload_schema) : null,
   };
   const workflow = await upsertWorkflowDraft(trx, workspaceId, {
     slug,

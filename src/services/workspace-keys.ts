@@ -3,12 +3,13 @@ import type { ActorColumn } from '../db/types.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { credentialTag } from '../domain/credential-tags.js';
 import { normalizeDomains } from '../domain/workspace-keys.js';
-import { badRequest, notFoundErrors } from '../errors.js';
+import { badRequest, notFound, notFoundErrors } from '../errors.js';
 import { isPrefixedId } from '../ids.js';
 import {
   createWorkspaceKey as insertWorkspaceKey,
   deleteWorkspaceKey as deleteWorkspaceKeyRow,
   findWorkspaceKey,
+  hasWorkspaceKey,
   listWorkspaceKeys as listWorkspaceKeyRows,
   rotateWorkspaceKeySecret,
   setWorkspaceKeyActive,
@@ -26,6 +27,11 @@ export interface PairChange {
   workspaceId: number;
   id: string;
   actor: ActorColumn | null;
+}
+
+/** The legacy calls (`/{workspace_key}/trigger/`, `…/broadcast/`) name the workspace key in their path: 404 unless it is this workspace's. */
+export async function checkPathWorkspaceKey(db: Db, workspaceId: number, key: string) {
+  if (!(await hasWorkspaceKey(db, workspaceId, key))) throw notFound('workspace key not found');
 }
 
 export const listWorkspaceKeys = (db: Db, workspaceId: number, page: { limit: number; offset: number }) =>

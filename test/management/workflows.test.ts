@@ -36,6 +36,7 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
       updated_by: OPERATOR,
       active_at: null,
       last_executed_at: null,
+      payload_schema: null,
       validation_result: { is_valid: true, errors: [] },
     });
     expect((await client.getWorkflow('order-shipped')).json()).toEqual(created.json());

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/app.js';
+import { buildTestApp, type TestApp } from '../support/app.js';
+import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
+import { watchRowChanges } from '../support/row-changes.js';
+import { assertNoCredentialsInLogs } from '../support/secrets.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 import { recordFigures } from '../support/figures.js';
 import { authFor, KnownValues, requestArbitrary, type FuzzRequest } from '../support/fuzz.js';
@@ -49,7 +52,22 @@ function leaks(body: string, sent: string, victim: Tenant): string[] {
 }
 
 describe('isolation between workspaces, on every route of both surfaces', { timeout: 300_000 }, () => {
-  const t = useTestApp();
+  // A database of its own, so that a counter of committed row changes can stand in for a fingerprint
+  // of the victim's rows while it has not moved (test/support/row-changes.ts): the comparison per
+  // request stays as strict, and costs a fingerprint only after a write.
+  let database: PrivateDatabase;
+  let testApp: TestApp;
+  const t = () => testApp;
+  let rowChanges: () => Promise<number>;
+  const fingerprints = new Map<number, { changes: number; rows: Awaited<ReturnType<typeof workspaceFingerprint>> }>();
+  async function victimFingerprint(workspaceId: number) {
+    const changes = await rowChanges();
+    const known = fingerprints.get(workspaceId);
+    if (known?.changes === changes) return known.rows;
+    const rows = await workspaceFingerprint(t().db, workspaceId, tables, false);
+    fingerprints.set(workspaceId, { changes, rows });
+    return rows;
+  }
   let a: Tenant;
   let b: Tenant;
   let routes: CatalogueRoute[];
@@ -117,6 +135,9 @@ describe('isolation between workspaces, on every route of both surfaces', { time
   };
 
   beforeAll(async () => {
+    database = await createPrivateDatabase();
+    testApp = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
+    rowChanges = await watchRowChanges(testApp.db);
     routes = (await routeCatalogue(t().app)).filter(
       (route) =>
         route.surface !== 'public' && (route.surface === 'base' || route.params.some((p) => p.name === 'workspace')),
@@ -137,7 +158,12 @@ describe('isolation between workspaces, on every route of both surfaces', { time
     });
   }, 300_000);
 
-  afterAll(() => recordFigures('isolation', { ...figures, signed_workspace_key_tested: signed }));
+  afterAll(async () => {
+    await testApp?.close();
+    await database?.drop();
+    if (testApp) assertNoCredentialsInLogs(testApp.logs);
+    recordFigures('isolation', { ...figures, signed_workspace_key_tested: signed });
+  });
 
   it('can tell which workspace every row of workspace data belongs to (workspace_id, or a required key to a row that has one)', () => {
     const unscoped = tables.filter((table) => !table.scope && !ACCOUNT_TABLES.includes(table.table));
@@ -150,10 +176,9 @@ describe('isolation between workspaces, on every route of both surfaces', { time
   async function attack(route: CatalogueRoute, requests: FuzzRequest[], victim: Tenant) {
     for (const request of requests) {
       sent += ` ${decoded(request)}`;
-      // The shared database: only the victim's own rows are watched (other files write elsewhere).
-      const before = await workspaceFingerprint(t().db, victim.ws.workspaceId, tables, false);
+      const before = await victimFingerprint(victim.ws.workspaceId);
       const answer = await t().app.inject(request);
-      const after = await workspaceFingerprint(t().db, victim.ws.workspaceId, tables, false);
+      const after = await victimFingerprint(victim.ws.workspaceId);
       figures.requests += 1;
       const status = answer.statusCode;
       if (status < 300) figures.answered_2xx += 1;

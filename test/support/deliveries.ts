@@ -4,8 +4,13 @@ import type {
   DeliveryOutcome,
   DeliveryRequest,
   Provider,
+  SendContext,
   VendorConfig,
 } from '../../src/channels/provider.js';
+import { outboundPolicy } from '../../src/channels/outbound.js';
+
+/** Tests' peers listen on 127.0.0.1: recipient-chosen destinations there are allowed explicitly, as an operator would. */
+export const LOOPBACK_ALLOWED: SendContext = { outbound: outboundPolicy({ allowPrivate: true }) };
 
 /** One rendered message for one recipient, as the engine hands it to a provider. */
 export function deliveryRequest(
@@ -40,7 +45,7 @@ export async function sendChecked(
   provider: Provider,
   vendor: VendorConfig,
   request: DeliveryRequest,
-  options: { secrets?: string[]; signal?: AbortSignal } = {},
+  options: { secrets?: string[]; signal?: AbortSignal; context?: SendContext } = {},
 ): Promise<DeliveryOutcome> {
   const written: string[] = [];
   const streams = [process.stdout, process.stderr];
@@ -52,7 +57,12 @@ export async function sendChecked(
     }) as typeof stream.write;
   let outcome: DeliveryOutcome;
   try {
-    outcome = await provider.send(vendor, request, options.signal ?? new AbortController().signal);
+    outcome = await provider.send(
+      vendor,
+      request,
+      options.signal ?? new AbortController().signal,
+      options.context ?? LOOPBACK_ALLOWED,
+    );
   } finally {
     streams.forEach((stream, index) => (stream.write = originals[index] as typeof stream.write));
   }

@@ -232,9 +232,26 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   }
 }
 
+/**
+ * A dry check: APNs judges a provider token only beside a device token, so this signs one, which proves the key
+ * usable; a test message to a device (the `to` of the test action) is the full check.
+ */
+async function check(vendor: VendorConfig): Promise<DeliveryOutcome> {
+  const { private_key: privateKey, key_id: keyId, team_id: teamId, bundle_id: bundleId } = vendor.config;
+  if (![privateKey, keyId, teamId, bundleId].every(nonEmptyString))
+    return refused('vendor config needs private_key, key_id, team_id and bundle_id');
+  const jwt = await signToken({
+    private_key: privateKey as string,
+    key_id: keyId as string,
+    team_id: teamId as string,
+  });
+  return jwt ? { kind: 'sent' } : refused('private_key is not the PEM contents of an APNs .p8 key');
+}
+
 export const apnsProvider: Provider = withoutSecrets({
   name: 'apns',
   channels: ['iospush'],
   configSchema: ApnsConfigSchema,
   send,
+  check,
 });

@@ -194,9 +194,25 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   }
 }
 
+/** Asks the token endpoint for a new access token: proves the service account's key; sends nothing. */
+async function check(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const config = vendor.config;
+  const { client_email: clientEmail, private_key: privateKey } = config;
+  if (!nonEmptyString(config.project_id) || !nonEmptyString(clientEmail) || !nonEmptyString(privateKey))
+    return refused('vendor config needs project_id, client_email and private_key (from the service account JSON)');
+  const account = {
+    client_email: clientEmail,
+    private_key: privateKey,
+    token_uri: nonEmptyString(config.token_uri) ? config.token_uri : GOOGLE_TOKEN_URI,
+  };
+  const auth = await accessToken(account, attemptDeadline(signal, timeoutOf(config)), false);
+  return auth.ok ? { kind: 'sent' } : auth.outcome;
+}
+
 export const fcmProvider: Provider = withoutSecrets({
   name: 'fcm',
   channels: ['androidpush'],
   configSchema: FcmConfigSchema,
   send,
+  check,
 });

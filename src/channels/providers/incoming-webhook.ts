@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
+import { DEFAULT_OUTBOUND } from '../outbound.js';
+import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
   channelValue,
@@ -30,11 +31,15 @@ export const IncomingWebhookConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-function webhookUrl(vendor: VendorConfig, request: DeliveryRequest): string | undefined {
+/** The URL to post to, and whether the recipient chose it (then the outbound policy applies; the vendor's is the operator's). */
+function webhookUrl(
+  vendor: VendorConfig,
+  request: DeliveryRequest,
+): { url: string; chosenByRecipient: boolean } | undefined {
   const identity = channelValue(request.channelIdentity);
   if (isObject(identity) && isObject(identity.incoming_webhook) && nonEmptyString(identity.incoming_webhook.url))
-    return identity.incoming_webhook.url;
-  return nonEmptyString(vendor.config.url) ? vendor.config.url : undefined;
+    return { url: identity.incoming_webhook.url, chosenByRecipient: true };
+  return nonEmptyString(vendor.config.url) ? { url: vendor.config.url, chosenByRecipient: false } : undefined;
 }
 
 /** Slack takes `{text}` (and Block Kit `blocks` when the template made them). */
@@ -64,10 +69,16 @@ function teamsBody(text: string) {
   };
 }
 
-async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
-  const url = webhookUrl(vendor, request);
-  if (!url)
+async function send(
+  vendor: VendorConfig,
+  request: DeliveryRequest,
+  signal: AbortSignal,
+  context?: SendContext,
+): Promise<DeliveryOutcome> {
+  const destination = webhookUrl(vendor, request);
+  if (!destination)
     return refused(`the recipient's $${request.channel} entry has no incoming_webhook.url and the vendor no url`);
+  const { url } = destination;
   if (!/^https?:\/\/\S+$/.test(url)) return refused('the incoming webhook URL is not an http(s) URL');
   const text = request.content.text;
   if (!nonEmptyString(text)) return refused('the rendered content has no text');
@@ -78,6 +89,7 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     url,
     { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
     deadline,
+    destination.chosenByRecipient ? (context?.outbound ?? DEFAULT_OUTBOUND) : undefined,
   );
   if (!result.ok) return result.outcome;
   const { answer } = result;

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { fetch as guardedFetch } from 'undici';
+import { DestinationRefused, urlRefusal, type OutboundPolicy } from '../outbound.js';
 import {
   outcomeFromHttpStatus,
   outcomeFromNetworkError,
@@ -84,25 +86,43 @@ export interface HttpAnswer {
 
 const BODY_KEPT = 2000;
 
-/** One HTTP exchange within the attempt's deadline: the answer, or the outcome of the network failure. */
+/**
+ * One HTTP exchange within the attempt's deadline: the answer, or the outcome of the network failure. With an
+ * `outbound` policy the destination is one a recipient chose, and the request goes out only where the policy allows
+ * (channels/outbound.ts); a refusal is permanent.
+ */
 export async function exchange(
   url: string,
   init: { method?: string; headers: Record<string, string>; body?: string | Uint8Array },
   deadline: ReturnType<typeof attemptDeadline>,
+  outbound?: OutboundPolicy,
 ): Promise<{ ok: true; answer: HttpAnswer } | { ok: false; outcome: DeliveryOutcome }> {
+  const refusal = outbound && urlRefusal(url, outbound);
+  if (refusal) return { ok: false, outcome: refused(refusal.message) };
   try {
-    const response = await fetch(url, {
+    const request = {
       method: init.method ?? 'POST',
       headers: init.headers,
       body: init.body,
       signal: deadline.signal,
       redirect: 'manual',
-    });
+    } as const;
+    const response = outbound
+      ? ((await guardedFetch(url, { ...request, dispatcher: outbound.agent })) as unknown as Response)
+      : await fetch(url, request);
     const text = await readCapped(response);
     return { ok: true, answer: { status: response.status, headers: response.headers, body: parseBody(text) } };
   } catch (error) {
-    return { ok: false, outcome: deadline.outcomeOf(error) };
+    const destination = refusalIn(error);
+    return { ok: false, outcome: destination ? refused(destination.message) : deadline.outcomeOf(error) };
   }
+}
+
+/** The guard's refusal, wherever fetch wrapped it (as the cause of "fetch failed"). */
+function refusalIn(error: unknown): DestinationRefused | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
+    if (at instanceof DestinationRefused) return at;
+  return undefined;
 }
 
 /** An answer's body, read no further than 64 KiB: a provider's answer is short, and a hostile endpoint's is not kept. */
@@ -145,31 +165,47 @@ export const refused = (reason: string): DeliveryOutcome => ({ kind: 'failed', r
  * each secret value (and each line of a multi-line one, such as a PEM key) is replaced by "********".
  */
 export function withoutSecrets(provider: Provider, extraSecretKeys: readonly string[] = []): Provider {
+  // A provider reports failures as outcomes; a throw is a fault of ours that another attempt would repeat.
+  const guarded = async (
+    vendor: VendorConfig,
+    request: DeliveryRequest | undefined,
+    attempt: () => Promise<DeliveryOutcome>,
+  ) => {
+    let outcome: DeliveryOutcome;
+    try {
+      outcome = await attempt();
+    } catch (error) {
+      outcome = { kind: 'failed', reason: `${provider.name} provider error: ${describe(error)}` };
+    }
+    return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
+  };
+  const { check } = provider;
   return {
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,
-    async send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal) {
-      let outcome: DeliveryOutcome;
-      try {
-        outcome = await provider.send(vendor, request, signal);
-      } catch (error) {
-        // A provider reports failures as outcomes; a throw is a fault of ours that another attempt would repeat.
-        outcome = { kind: 'failed', reason: `${provider.name} provider error: ${describe(error)}` };
-      }
-      return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
-    },
+    send: (vendor, request, signal, context) =>
+      guarded(vendor, request, () => provider.send(vendor, request, signal, context)),
+    ...(check
+      ? {
+          check: (vendor: VendorConfig, signal: AbortSignal) => guarded(vendor, undefined, () => check(vendor, signal)),
+        }
+      : {}),
   };
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-function secretsOf(config: Record<string, unknown>, extraKeys: readonly string[], request: DeliveryRequest): string[] {
+function secretsOf(
+  config: Record<string, unknown>,
+  extraKeys: readonly string[],
+  request: DeliveryRequest | undefined,
+): string[] {
   const values: string[] = [];
   for (const [key, value] of Object.entries(config))
     if ((SECRET_KEYS.has(key) || extraKeys.includes(key)) && typeof value === 'string') values.push(value);
   // An incoming webhook's URL on the recipient's entry is a credential too.
-  const identity = channelValue(request.channelIdentity);
+  const identity = request && channelValue(request.channelIdentity);
   if (extraKeys.includes('url') && isObject(identity) && isObject(identity.incoming_webhook)) {
     const url = identity.incoming_webhook.url;
     if (typeof url === 'string') values.push(url);

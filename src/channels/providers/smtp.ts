@@ -72,25 +72,23 @@ function outcomeOfError(error: NodemailerError, deadline: ReturnType<typeof atte
   return TRANSIENT_CODES.has(error.code ?? '') ? { kind: 'retry', reason } : { kind: 'failed', reason };
 }
 
-async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
-  const config = vendor.config;
+/** The checks both send and check make of the config, or the refusal. */
+function configProblem(config: Record<string, unknown>): DeliveryOutcome | undefined {
   const { host, from_email: fromEmail, username, password } = config;
   if (!nonEmptyString(host) || !nonEmptyString(fromEmail)) return refused('vendor config needs host and from_email');
   if (nonEmptyString(username) !== nonEmptyString(password))
     return refused('vendor config needs username and password together (or neither, for a server without login)');
-  const to = channelValue(request.channelIdentity);
-  if (!nonEmptyString(to) || !to.includes('@')) return refused("the recipient's $email entry is not an email address");
-  const { subject, html, text } = request.content;
-  if (!nonEmptyString(subject)) return refused('the rendered content has no subject');
-  if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
+  return undefined;
+}
 
+function transportOf(config: Record<string, unknown>, timeoutMs: number) {
+  const { username, password } = config;
   const secure = config.secure === true;
-  const timeoutMs = timeoutOf(config);
   // The attempt's deadline decides; nodemailer's own timers are a backstop a little later, so a slow server ends
   // with the same reason whichever phase it stalled in.
   const backstop = timeoutMs + 1000;
-  const transporter = nodemailer.createTransport({
-    host,
+  return nodemailer.createTransport({
+    host: config.host as string,
     port: typeof config.port === 'number' ? config.port : secure ? 465 : 587,
     secure,
     ...(nonEmptyString(username) && nonEmptyString(password) ? { auth: { user: username, pass: password } } : {}),
@@ -101,6 +99,21 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     logger: false,
     debug: false,
   });
+}
+
+async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const config = vendor.config;
+  const problem = configProblem(config);
+  if (problem) return problem;
+  const fromEmail = config.from_email as string;
+  const to = channelValue(request.channelIdentity);
+  if (!nonEmptyString(to) || !to.includes('@')) return refused("the recipient's $email entry is not an email address");
+  const { subject, html, text } = request.content;
+  if (!nonEmptyString(subject)) return refused('the rendered content has no subject');
+  if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
+
+  const timeoutMs = timeoutOf(config);
+  const transporter = transportOf(config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -125,9 +138,33 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   }
 }
 
+/** nodemailer's verify(): connects, greets, upgrades to TLS as a send would, and logs in; sends nothing. */
+async function check(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const problem = configProblem(vendor.config);
+  if (problem) return problem;
+  const timeoutMs = timeoutOf(vendor.config);
+  const transporter = transportOf(vendor.config, timeoutMs);
+  const deadline = attemptDeadline(signal, timeoutMs);
+  // verify() takes no signal: the deadline ends the wait, and close() the connection.
+  const aborted = new Promise<never>((_, reject) =>
+    deadline.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { code: 'EABORT' })), {
+      once: true,
+    }),
+  );
+  try {
+    await Promise.race([transporter.verify(), aborted]);
+    return { kind: 'sent' };
+  } catch (error) {
+    return outcomeOfError(error as NodemailerError, deadline);
+  } finally {
+    transporter.close();
+  }
+}
+
 export const smtpProvider: Provider = withoutSecrets({
   name: 'smtp',
   channels: ['email'],
   configSchema: SmtpConfigSchema,
   send,
+  check,
 });

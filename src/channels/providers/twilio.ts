@@ -87,9 +87,37 @@ function twilioError(body: Record<string, unknown>): string | undefined {
   return body.code === undefined ? body.message : `${String(body.code)}: ${body.message}`;
 }
 
+/** Fetches the account (GET /2010-04-01/Accounts/{sid}.json): 200 proves the SID and token; sends nothing. */
+async function check(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const config = vendor.config;
+  const { account_sid: sid, auth_token: token } = config;
+  if (!nonEmptyString(sid) || !nonEmptyString(token)) return refused('vendor config needs account_sid and auth_token');
+  const url = `${baseUrlOf(config, TWILIO_API)}/2010-04-01/Accounts/${encodeURIComponent(sid)}.json`;
+  const result = await exchange(
+    url,
+    {
+      method: 'GET',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`,
+        accept: 'application/json',
+      },
+    },
+    attemptDeadline(signal, timeoutOf(config)),
+  );
+  if (!result.ok) return result.outcome;
+  const body = isObject(result.answer.body) ? result.answer.body : {};
+  const outcome = outcomeOfAnswer(result.answer, twilioError(body));
+  // The account record is not the caller's business beyond its status (active, suspended, closed).
+  if (outcome.kind !== 'sent') return outcome;
+  return nonEmptyString(body.status) && body.status !== 'active'
+    ? refused(`the account is ${body.status}`)
+    : { kind: 'sent', providerResponse: nonEmptyString(body.status) ? { status: body.status } : null };
+}
+
 export const twilioProvider: Provider = withoutSecrets({
   name: 'twilio',
   channels: ['sms', 'whatsapp'],
   configSchema: TwilioConfigSchema,
   send,
+  check,
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import webpush from 'web-push';
-import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
+import { DEFAULT_OUTBOUND } from '../outbound.js';
+import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
   channelValue,
@@ -63,7 +64,12 @@ function subscriptionOf(identity: unknown): Subscription | undefined {
   return { endpoint: value.endpoint, keys: { p256dh, auth } };
 }
 
-async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+async function send(
+  vendor: VendorConfig,
+  request: DeliveryRequest,
+  signal: AbortSignal,
+  context?: SendContext,
+): Promise<DeliveryOutcome> {
   const config = vendor.config;
   const { public_key: publicKey, private_key: privateKey, subject } = config;
   if (!nonEmptyString(publicKey) || !nonEmptyString(privateKey) || !nonEmptyString(subject))
@@ -94,6 +100,8 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     details.endpoint,
     { headers, ...(details.body ? { body: new Uint8Array(details.body) } : {}) },
     attemptDeadline(signal, timeoutOf(config)),
+    // The endpoint is the browser's choice, registered through the base API or the web SDK.
+    context?.outbound ?? DEFAULT_OUTBOUND,
   );
   if (!result.ok) return result.outcome;
   const { answer } = result;
@@ -105,9 +113,26 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   return outcome.kind === 'sent' && location ? { ...outcome, providerMessageId: location } : outcome;
 }
 
+/**
+ * A dry check: the push service is the subscription's, so without one nothing can be called. web-push signs the VAPID
+ * header for a sample audience, which proves the key pair and the subject usable.
+ */
+async function check(vendor: VendorConfig): Promise<DeliveryOutcome> {
+  const { public_key: publicKey, private_key: privateKey, subject } = vendor.config;
+  if (!nonEmptyString(publicKey) || !nonEmptyString(privateKey) || !nonEmptyString(subject))
+    return refused('vendor config needs public_key, private_key and subject');
+  try {
+    webpush.getVapidHeaders('https://push.example.com', subject, publicKey, privateKey, 'aes128gcm');
+    return { kind: 'sent' };
+  } catch (error) {
+    return refused(`VAPID keys not usable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 export const vapidProvider: Provider = withoutSecrets({
   name: 'vapid',
   channels: ['webpush'],
   configSchema: VapidConfigSchema,
   send,
+  check,
 });

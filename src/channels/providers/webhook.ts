@@ -7,6 +7,7 @@ import {
   type Provider,
   type VendorConfig,
 } from '../provider.js';
+import { withoutSecrets } from './shared.js';
 
 /**
  * The `webhook` provider (docs/spec/engine.md §7): any channel, delivered as a signed JSON POST to
@@ -30,7 +31,7 @@ export function signWebhook(secret: string, timestamp: string, body: string) {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-export const webhookProvider: Provider = {
+export const webhookProvider: Provider = withoutSecrets({
   name: 'webhook',
   channels: ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'],
   configSchema: ConfigSchema,
@@ -67,4 +68,4 @@ export const webhookProvider: Provider = {
       return outcomeFromNetworkError(error);
     }
   },
-};
+});
