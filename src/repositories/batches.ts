@@ -76,17 +76,16 @@ const liveItems = (trx: Db, batchId: string) =>
     .where('i.batch_id', '=', batchId)
     .where('e.status', '!=', 'cancelled');
 
-/** Items from `fromSeq` on: the first or the last `limit` of them, in arrival order. */
 /**
- * Items in the order their triggers were accepted (a run id is a ULID made at acceptance), not the
- * order workers happened to add them: "the last three events" are the last three triggered. (ours)
+ * Items in the order their triggers were accepted (the execution's `created_at`), not the order
+ * workers happened to add them: "the last three events" are the last three triggered. (ours)
  */
 export async function batchItems(trx: Db, batchId: string, fromSeq: number, limit: number, order: 'first' | 'last') {
   const direction = order === 'first' ? 'asc' : 'desc';
   const rows = await liveItems(trx, batchId)
     .select(['i.seq', 'i.data'])
     .where('i.seq', '>=', fromSeq)
-    .orderBy('i.run_id', direction)
+    .orderBy('e.created_at', direction)
     .orderBy('i.seq', direction)
     .limit(limit)
     .execute();
@@ -96,7 +95,7 @@ export async function batchItems(trx: Db, batchId: string, fromSeq: number, limi
 export async function latestBatchItem(trx: Db, batchId: string) {
   return liveItems(trx, batchId)
     .select(['i.seq', 'i.data'])
-    .orderBy('i.run_id', 'desc')
+    .orderBy('e.created_at', 'desc')
     .orderBy('i.seq', 'desc')
     .limit(1)
     .executeTakeFirst();
