@@ -96,7 +96,11 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, startTimeoutMs 
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output}`)), startTimeoutMs);
+    // A worker that never says it started is not left running.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not start: ${output}`));
+    }, startTimeoutMs);
     const check = () => {
       if (output.includes('Herald worker started')) {
         clearTimeout(timer);
