@@ -124,6 +124,9 @@ describe('isolation between workspaces, on every route of both surfaces', { time
       // Long strings: server-made ids, and timestamps (to the millisecond, no two workspaces' rows share one).
       if (typeof current === 'string' && current.length >= 16) into.add(current);
       else if (current && typeof current === 'object') {
+        // A refused item of a bulk answer (207) is the server's own wording, as its 4xx would be: not data.
+        const itemStatus = (current as { status_code?: unknown }).status_code;
+        if (typeof itemStatus === 'number' && itemStatus >= 300) continue;
         // Validation messages are the server's own wording, the same for every workspace: not data.
         stack.push(
           ...Object.entries(current)
@@ -136,7 +139,10 @@ describe('isolation between workspaces, on every route of both surfaces', { time
 
   beforeAll(async () => {
     database = await createPrivateDatabase();
-    testApp = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
+    testApp = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {}, {
+      // The durable queue (no worker) registers the trigger and broadcast routes, which then join in.
+      engine: { worker: false },
+    });
     rowChanges = await watchRowChanges(testApp.db);
     routes = (await routeCatalogue(t().app)).filter(
       (route) =>

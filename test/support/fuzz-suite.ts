@@ -27,7 +27,10 @@ export async function defineRouteFuzz(
   shard = { index: 0, count: 1 },
 ) {
   const database = await createPrivateDatabase();
-  const t = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {});
+  const t = await buildTestApp(database.url ? { DATABASE_URL: database.url } : {}, {
+    // The durable queue (no worker) registers the trigger and broadcast routes, which then join in.
+    engine: { worker: false },
+  });
   const catalogue = await routeCatalogue(t.app);
   const routes = catalogue.filter(select).filter((_, i) => i % shard.count === shard.index);
   const totals = { routes: routes.length, cases: 0, accepted: 0, rejected: 0, fewest_cases_on_a_route: Infinity };
