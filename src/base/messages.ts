@@ -42,6 +42,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           idempotencyKey: q.idempotency_key,
           messageId: q.message_id,
           tenantId: q.tenant_id,
+          isCampaign: q.is_campaign,
           objectType: q.object_type,
           objectId: q.object_id,
           createdAtGte: q.created_at_gte,

@@ -29,7 +29,10 @@ export interface BroadcastRecord extends TriggerRecord {
 }
 
 /** Messages carry this as their workflow slug (ours: a broadcast names no workflow). */
-export const broadcastSlug = (listId: string) => `broadcast:${listId}`;
+export const BROADCAST_SLUG_PREFIX = 'broadcast:';
+export const broadcastSlug = (listId: string) => `${BROADCAST_SLUG_PREFIX}${listId}`;
+/** A workflow slug never holds a colon (WORKFLOW_SLUG_PATTERN), so the prefix tells a broadcast's messages apart. */
+export const isBroadcastSlug = (slug: string) => slug.startsWith(BROADCAST_SLUG_PREFIX);
 
 /** The furthest ahead a broadcast may be scheduled (ours). */
 export const MAX_BROADCAST_WAIT_DAYS = 366;

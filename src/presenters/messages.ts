@@ -1,3 +1,4 @@
+import { isBroadcastSlug } from '../domain/broadcasts.js';
 import type { MessageRow } from '../repositories/messages.js';
 import { iso, isoOrNull } from '../schemas/common.js';
 
@@ -15,6 +16,7 @@ export function presentMessage(row: MessageRow) {
     channel: row.channel,
     channel_identity: row.channel_identity ?? null,
     tenant_id: row.tenant_id,
+    is_campaign: isBroadcastSlug(row.workflow_slug),
     category: row.category,
     idempotency_key: row.idempotency_key,
     status: row.status,

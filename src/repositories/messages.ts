@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { MessagesTable } from '../db/engine-types.js';
+import { BROADCAST_SLUG_PREFIX } from '../domain/broadcasts.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -108,6 +109,7 @@ export interface MessageFilter {
   idempotencyKey?: string;
   messageId?: string;
   tenantId?: string;
+  isCampaign?: boolean;
   objectType?: string;
   objectId?: string;
   createdAtGte?: string;
@@ -128,6 +130,8 @@ function filtered(db: Db, workspaceId: number, f: MessageFilter) {
   if (f.idempotencyKey) q = q.where('idempotency_key', '=', f.idempotencyKey);
   if (f.messageId) q = q.where('id', '=', f.messageId);
   if (f.tenantId) q = q.where('tenant_id', '=', f.tenantId);
+  if (f.isCampaign !== undefined)
+    q = q.where('workflow_slug', f.isCampaign ? 'like' : 'not like', `${BROADCAST_SLUG_PREFIX}%`);
   if (f.objectType) q = q.where('object_type', '=', f.objectType);
   if (f.objectId) q = q.where('object_id', '=', f.objectId);
   if (f.createdAtGte) q = q.where('created_at', '>=', new Date(f.createdAtGte));

@@ -99,6 +99,9 @@ describe('broadcasts', () => {
     expect(response.statusCode).toBe(202);
     const [only] = await settledMessages(t, ws, response.json().message_id, 1);
     expect(only).toMatchObject({ channel: 'email', recipient: { distinct_id: 'reachable' }, reason: 'no_provider' });
+    expect(only!.is_campaign).toBe(true);
+    expect((await messages(t, ws, '?is_campaign=true')).results.map((m) => m.message_id)).toEqual([only!.message_id]);
+    expect((await messages(t, ws, '?is_campaign=false')).meta.count).toBe(0);
     // A member with no channel gets no message at all: there was nothing to decide.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await messages(t, ws, `?execution_id=${response.json().message_id}`)).meta.count).toBe(1);

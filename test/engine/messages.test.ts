@@ -48,6 +48,9 @@ describe('messages', () => {
     expect(await count(`?execution_id=${first}`)).toBe(4);
     expect(await count('?idempotency_key=k-1')).toBe(4);
     expect(await count('?tenant_id=acme')).toBe(1);
+    expect(all.every((m) => m.is_campaign === false)).toBe(true);
+    expect(await count('?is_campaign=true')).toBe(0);
+    expect(await count('?is_campaign=false')).toBe(6);
     expect(await count('?object_type=team&object_id=t1')).toBe(1);
     // One recipient's run of `both` (workers take runs in any order, so not simply the oldest message).
     const runId = (await messages(t, ws, '?workflow_slug=both')).results[0]!.execution_id;
