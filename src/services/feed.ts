@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../db/database.js';
 import { readSearchAfter, readStoreParam, readStoresParam, type Parsed } from '../domain/feed.js';
-import { applyMessageAction, statusesBefore, type MessageState } from '../domain/message-actions.js';
+import { applyMessageAction, statusesBefore } from '../domain/message-actions.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { presentNotification } from '../presenters/feed.js';
 import {
@@ -16,6 +16,7 @@ import { saveMessageStates, type MessageRow } from '../repositories/messages.js'
 import { readEventRecords } from '../domain/event-records.js';
 import { insertEvents } from '../repositories/events.js';
 import { changeUsers } from './users.js';
+import { messageStateOf } from './messages.js';
 
 export { readInboxEvent, inboxUpdates, type InboxEvent } from '../domain/inbox-events.js';
 export { publishInboxEvents };
@@ -100,24 +101,12 @@ const ACTIONS: Record<string, string[]> = {
   archive: ['archived'],
 };
 
-const isoOf = (value: Date | null) => (value === null ? null : value.toISOString());
-const stateOf = (row: MessageRow): MessageState => ({
-  status: row.status,
-  is_read: row.is_read,
-  is_archived: row.is_archived,
-  seen_at: isoOf(row.seen_at),
-  read_at: isoOf(row.read_at),
-  clicked_at: isoOf(row.clicked_at),
-  dismissed_at: isoOf(row.dismissed_at),
-  archived_at: isoOf(row.archived_at),
-});
-
 /** One notification's action, with its `notification_update` event, in one transaction. */
 export async function actOnNotification(db: Db, owner: FeedOwner, id: string, action: string) {
   const row = await db.transaction().execute(async (trx) => {
     const row = await lockFeedMessage(trx, owner, id);
     if (!row) throw notFound(`notification '${id}' not found`);
-    let state = stateOf(row);
+    let state = messageStateOf(row);
     const now = new Date().toISOString();
     for (const step of ACTIONS[action] ?? []) {
       const outcome = applyMessageAction(state, step, now);

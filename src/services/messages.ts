@@ -21,7 +21,8 @@ export interface MessageActionResult {
 
 const isoOf = (value: Date | null) => (value === null ? null : value.toISOString());
 
-const stateOf = (row: MessageRow): MessageState => ({
+/** A stored message as the forward-only status rule sees it (domain/message-actions.ts). */
+export const messageStateOf = (row: MessageRow): MessageState => ({
   status: row.status,
   is_read: row.is_read,
   is_archived: row.is_archived,
@@ -44,7 +45,7 @@ export async function applyMessageActions(
   now: string,
 ): Promise<MessageActionResult[]> {
   const rows = await lockMessages(trx, workspaceId, [...new Set(items.map((i) => i.message_id))]);
-  const states = new Map(rows.map((row) => [row.id, stateOf(row)]));
+  const states = new Map(rows.map((row) => [row.id, messageStateOf(row)]));
   const changed = new Set<string>();
   const results = items.map((item): MessageActionResult => {
     const state = states.get(item.message_id);
