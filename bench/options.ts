@@ -68,6 +68,8 @@ const USAGE = `npm run bench -- [options]
   --log-level L      Herald LOG_LEVEL (default info, as shipped)
   --profile          start Herald with --cpu-prof (bench/results/profiles/)
   --rounds N         interleaved rounds for scenarios 1 and 6 (more rounds, steadier ratio)
+  --subscribers N    subscribers of the fan-out object (scenarios 9, 10, 12), with at least as
+                     many users and 10 events per user: a quick run on the full run's table sizes
   --no-write         do not update BENCHMARKS.md (quick runs never do)
 
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/herald_bench).
@@ -84,6 +86,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       profile: { type: 'boolean', default: false },
       'no-write': { type: 'boolean', default: false },
       rounds: { type: 'string' },
+      subscribers: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -102,17 +105,26 @@ export function parseOptions(argv: string[]): BenchOptions {
       .map((id) => id.trim())
       .filter(Boolean),
   );
+  const subscribers = values.subscribers ? Math.max(1, Number(values.subscribers)) : undefined;
+  const sizes = {
+    ...(values.quick ? QUICK : FULL),
+    ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
+  };
+  if (subscribers !== undefined) {
+    sizes.objectSubscribers = subscribers;
+    sizes.users = Math.max(sizes.users, subscribers);
+    sizes.events = Math.max(sizes.events, 10 * sizes.users);
+    // Seeding the subscribers through the API gets a third of this budget.
+    sizes.apiSeedBudget = Math.max(sizes.apiSeedBudget, 3 * Math.ceil(subscribers / 1000));
+  }
   return {
     quick: values.quick,
     embedded: values.embedded,
-    sizes: {
-      ...(values.quick ? QUICK : FULL),
-      ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
-    },
+    sizes,
     only,
     logLevel: values['log-level'],
     profile: values.profile,
-    writeBenchmarks: !values.quick && !values['no-write'] && only.size === 0,
+    writeBenchmarks: !values.quick && !values['no-write'] && only.size === 0 && subscribers === undefined,
     databaseUrl,
   };
 }

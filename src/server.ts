@@ -86,7 +86,7 @@ export async function runHerald(config: Config, roles: Roles) {
         db: database.db,
         queue,
         secretBox: database.secretBox,
-        render: (request, db) => renderTemplate(db ?? database.db, request),
+        render: (request, db, memo) => renderTemplate(db ?? database.db, request, memo),
         providers,
         outbound,
         log,

@@ -123,16 +123,32 @@ function renderContent(variant: CompiledVariant, root: Record<string, unknown>, 
 }
 
 /**
+ * The reads a batch of renders shares (a batch of run steps or of deliveries, in one transaction):
+ * each live template pointer and translation set is read once for the batch instead of once per
+ * message. Without one, every render reads its own.
+ */
+export type RenderMemo = Map<string, Promise<unknown>>;
+
+const memoized = <T>(memo: RenderMemo | undefined, key: string, read: () => Promise<T>): Promise<T> => {
+  if (!memo) return read();
+  let value = memo.get(key) as Promise<T> | undefined;
+  if (!value) memo.set(key, (value = read()));
+  return value;
+};
+
+/**
  * Renders one channel of a template's live version for one recipient (docs/channels.md): picks the
  * variant, renders it over the context, and never throws for a template problem: a template that
  * is missing, has no variant for the channel, or fails to compile or render is `{ok: false, reason}`.
  */
-export async function renderTemplate(db: Db, request: RenderRequest): Promise<RenderOutcome> {
+export async function renderTemplate(db: Db, request: RenderRequest, memo?: RenderMemo): Promise<RenderOutcome> {
   // The contract carries the workspace id as a string; the database's is an integer.
   const workspaceId = Number(request.workspaceId);
   if (!Number.isSafeInteger(workspaceId))
     return { ok: false, reason: `workspace '${request.workspaceId}' is not an id` };
-  const pointer = await findLiveTemplatePointer(db, workspaceId, request.templateSlug);
+  const pointer = await memoized(memo, `pointer\u0000${workspaceId}\u0000${request.templateSlug}`, () =>
+    findLiveTemplatePointer(db, workspaceId, request.templateSlug),
+  );
   if (!pointer) return { ok: false, reason: `template '${request.templateSlug}' not found or never committed` };
   const key = `${pointer.id}:${pointer.live_version_no}:${pointer.approvals_stamp}`;
   const cache = cacheOf(db);
@@ -184,7 +200,11 @@ export async function renderTemplate(db: Db, request: RenderRequest): Promise<Re
   }
 
   const chain = localeChain(request.locale);
-  const files = variant.usesTranslations ? await findLiveTranslations(db, workspaceId, chain) : [];
+  const files = variant.usesTranslations
+    ? await memoized(memo, `translations\u0000${workspaceId}\u0000${chain.join(',')}`, () =>
+        findLiveTranslations(db, workspaceId, chain),
+      )
+    : [];
   const translations: Translations = { lookup: (key) => translate(files, chain, key) };
   try {
     return {

@@ -1,7 +1,7 @@
 import type { DeliveryChannel, DeliveryOutcome, MessageRecipient } from '../channels/provider.js';
 import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
-import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
+import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import type { Db } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
@@ -21,8 +21,11 @@ import { loadNamespaces, loadRecipient } from './run-context.js';
  * exponential with jitter, at most 8 attempts within an hour; the last failure is `delivery_failure`.
  */
 
-/** Renders one message; `db` is the handle to read templates with (a run step's transaction), else the renderer's own. */
-export type Renderer = (request: RenderRequest, db?: Db) => Promise<RenderOutcome>;
+/**
+ * Renders one message; `db` is the handle to read templates with (a run step's transaction), else the
+ * renderer's own; `memo` holds the template reads a batch's renders share.
+ */
+export type Renderer = (request: RenderRequest, db?: Db, memo?: RenderMemo) => Promise<RenderOutcome>;
 
 export interface DeliveryDeps {
   db: Db;

@@ -5,7 +5,7 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
 import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
-import { advanceRun, stepRuns, type RunJob } from './runner.js';
+import { advanceRun, RUN_BATCH_SIZE, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
 
 /**
  * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
@@ -32,8 +32,6 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
-/** Run jobs come in larger batches: their steps share one transaction and set-based reads and writes. */
-const RUN_BATCH_SIZE = 100;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
@@ -101,7 +99,8 @@ export class Engine {
       queue,
       now: this.now,
       httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
-      render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
+      render: (request: Parameters<Renderer>[0], handle: Db, memo?: Parameters<Renderer>[2]) =>
+        render(request, handle, memo),
     };
     const one = this.handle(QUEUES.run, (data: RunJob, jobId) =>
       advanceRun(runner, data.runId, { id: jobId, due: data.due }),
@@ -121,6 +120,28 @@ export class Engine {
       }
       return this.handle(QUEUES.run, (data: RunJob) => rest(data.runId))(jobs);
     });
+    // A fan-out page's runs: stepped together, else one by one. The job fails (and is retried whole:
+    // a run already moved on is not stepped again) when any of its runs fails.
+    await queue.work<RunBatchJob>(
+      QUEUES.runBatch,
+      BATCH(concurrency, 1),
+      this.handle(QUEUES.runBatch, async (data, jobId) => {
+        const handled = { id: jobId };
+        let rest: (runId: string) => Promise<void>;
+        try {
+          rest = await stepRuns(
+            runner,
+            data.runIds.map((runId) => ({ runId, job: handled })),
+          );
+        } catch (error) {
+          this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
+          rest = (runId) => advanceRun(runner, runId, handled);
+        }
+        let failure: unknown;
+        for (const runId of data.runIds) await rest(runId).catch((error: unknown) => (failure ??= error));
+        if (failure !== undefined) throw failure;
+      }),
+    );
     const delivery = {
       db,
       queue,

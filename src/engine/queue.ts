@@ -21,6 +21,8 @@ export const QUEUES = {
   listFanout: 'herald-list-fanout',
   /** One recipient's run, from its position in the tree. */
   run: 'herald-run',
+  /** A fan-out page's new runs (up to RUN_BATCH_SIZE), stepped together: one job per batch, not per run. */
+  runBatch: 'herald-run-batch',
   /** One message to one provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
 } as const;

@@ -10,6 +10,7 @@ import { findListIds } from '../repositories/subscriber-lists.js';
 import { markWorkflowExecuted } from '../repositories/workflows.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
+import { RUN_BATCH_SIZE, type RunBatchJob } from './runner.js';
 
 /**
  * Recipients into runs (docs/spec/engine.md §2). The trigger job makes the named recipients' runs;
@@ -72,6 +73,19 @@ const objectRun = (objectType: string, objectId: string, subscription: Record<st
 
 const runJobs = (runs: { id: string }[]) =>
   runs.map((run) => ({ data: { runId: run.id }, options: { id: jobId('run', run.id, 'start') } }));
+
+/**
+ * A page's new runs as run-batch jobs: a queue job per batch of runs, not per run (each job is
+ * written, fetched and completed: three row versions and their index entries in pg-boss's table).
+ */
+async function sendRunBatches(trx: Db, queue: Queue, runs: { id: string }[]) {
+  const jobs: { data: RunBatchJob; options: { id: string } }[] = [];
+  for (let i = 0; i < runs.length; i += RUN_BATCH_SIZE) {
+    const runIds = runs.slice(i, i + RUN_BATCH_SIZE).map((run) => run.id);
+    jobs.push({ data: { runIds }, options: { id: jobId('run-batch', runIds[0]!, 'start') } });
+  }
+  await queue.sendMany(trx, QUEUES.runBatch, jobs);
+}
 
 /** The trigger job: one run per named recipient, and a fan-out job per object. */
 export async function startExecution(trx: Db, queue: Queue, executionId: string) {
@@ -142,7 +156,7 @@ export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize
     }
   }
   const inserted = await insertRuns(trx, job.workspaceId, job.executionId, runs);
-  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  await sendRunBatches(trx, queue, inserted);
   const expand = inserted.flatMap((run) =>
     run.recipient_type === 'object' ? [childIds.get(objectKey(run.object_type!, run.object_id!))!] : [],
   );
@@ -173,7 +187,7 @@ export async function listFanOutPage(trx: Db, queue: Queue, job: ListFanoutJob, 
   if (page.length === 0) return;
   const runs = page.map((row) => userRun({ kind: 'user', distinctId: row.distinct_id, transient: false }, null));
   const inserted = await insertRuns(trx, job.workspaceId, job.executionId, runs);
-  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
+  await sendRunBatches(trx, queue, inserted);
   if (page.length < pageSize) return;
   const last = page[page.length - 1]!.id;
   await queue.send(trx, QUEUES.listFanout, { ...job, after: last } satisfies ListFanoutJob, {

@@ -18,7 +18,7 @@ import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
 import { findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
 import { findActiveVendors } from '../repositories/vendors.js';
 import type { DeliveryChannel } from '../channels/provider.js';
-import type { RenderOutcome, RenderRequest } from '../channels/rendering.js';
+import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { actorDistinctId, namespacesOf, userRecipient, type RunNamespaces } from './run-context.js';
 import { jobId } from './job-ids.js';
@@ -33,7 +33,7 @@ import { deliveryQueue, type Queue } from './queue.js';
  */
 
 /** Renders with the caller's handle: inside a run step, the step's transaction (one PGlite serves one at a time). */
-export type StepRenderer = (request: RenderRequest, db: Db) => Promise<RenderOutcome>;
+export type StepRenderer = (request: RenderRequest, db: Db, memo?: RenderMemo) => Promise<RenderOutcome>;
 
 export interface RunScope {
   lock(runId: string): Promise<LockedRun | undefined>;
@@ -65,6 +65,7 @@ const blockedOf = (namespaces: RunNamespaces) => {
 async function deliverInboxInline(
   trx: Db,
   render: StepRenderer,
+  memo: RenderMemo,
   run: LockedRun,
   recipient: RunRecipient,
   namespaces: RunNamespaces,
@@ -90,6 +91,7 @@ async function deliverInboxInline(
         },
       },
       trx,
+      memo,
     );
   } catch (error) {
     rendered = { ok: false, reason: error instanceof Error ? error.message : String(error) };
@@ -173,6 +175,7 @@ interface ScopeDeps {
 
 /** One run: every read and write as it comes. */
 export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
+  const renders: RenderMemo = new Map();
   return {
     lock: (runId) => lockRun(trx, runId),
     recipient: (run) => loadRecipientOne(trx, run),
@@ -194,7 +197,7 @@ export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
       const now = deps.now();
       const ready = [];
       for (const m of messages)
-        ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+        ready.push(await deliverInboxInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
       return recordMessages(trx, deps.queue, run.workspace_id, ready, new Date(now));
     },
     flush: async () => {},
@@ -238,6 +241,8 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
   const preferenceRows = new Map<string, ReturnType<typeof findPreferenceRowsOfUsers>>();
   const progress = new Map<string, RunProgress & { id: string }>();
   const pending = new Map<number, NewMessage[]>();
+  // The batch's renders read each live template pointer once.
+  const renders: RenderMemo = new Map();
   const userOf = (workspaceId: number, distinctId: string | null | undefined) =>
     distinctId == null ? undefined : users.get(`${workspaceId}\u0000${distinctId}`);
 
@@ -287,7 +292,7 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
       const list = pending.get(run.workspace_id) ?? [];
       const ready = [];
       for (const m of messages)
-        ready.push(await deliverInboxInline(trx, deps.render, run, recipient, namespaces, m, now));
+        ready.push(await deliverInboxInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
       list.push(...ready);
       pending.set(run.workspace_id, list);
       // Written when the batch ends; the run is locked, so these are the rows its step records.

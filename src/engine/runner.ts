@@ -33,6 +33,14 @@ export interface RunJob {
   due?: number;
 }
 
+/** How many runs one batched step takes: a fetch of run jobs, or one run-batch job's runs. */
+export const RUN_BATCH_SIZE = 100;
+
+/** A run-batch job: new runs of a fan-out page, stepped together (src/engine/recipients.ts). */
+export interface RunBatchJob {
+  runIds: string[];
+}
+
 /** The job being handled: its id, and the resume time it was scheduled for. */
 export interface HandledJob {
   id: string;
