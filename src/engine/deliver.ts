@@ -1,18 +1,26 @@
-import type { DeliveryChannel, DeliveryOutcome, MessageRecipient } from '../channels/provider.js';
+import type { DeliveryChannel, DeliveryOutcome, MessageRecipient, Provider } from '../channels/provider.js';
 import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import type { Db } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
-import { findMessageById, saveDelivery, type MessageRow } from '../repositories/messages.js';
-import { findRun } from '../repositories/runs.js';
+import {
+  findMessageById,
+  findMessagesByIds,
+  saveDeliveries,
+  saveDelivery,
+  type DeliveryUpdate,
+  type MessageRow,
+} from '../repositories/messages.js';
+import { findRun, findRuns, type LockedRun } from '../repositories/runs.js';
 import { publishInboxEvents } from '../services/feed.js';
 import { findVendor } from '../repositories/vendors.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
 import { deliveryQueue, type Queue } from './queue.js';
-import { loadNamespaces, loadRecipient } from './run-context.js';
+import { loadNamespaces, loadRecipient, loadRunsWorld, type RunNamespaces } from './run-context.js';
+import type { RunRecipient } from './nodes/types.js';
 
 /**
  * One message to its channel (docs/spec/engine.md §4): rendered, then stored (inbox) or handed to the
@@ -57,105 +65,123 @@ const recipientOf = (row: MessageRow): MessageRecipient =>
     ? { object_type: row.object_type!, id: row.object_id! }
     : { distinct_id: row.distinct_id! };
 
-export async function deliverMessage(deps: DeliveryDeps, job: { messageId: string; attempt: number }) {
-  const { db } = deps;
-  const row = await findMessageById(db, job.messageId);
-  if (!row || (row.status !== 'to_be_triggered' && row.status !== 'triggered')) return;
-  // A job that already ran (at-least-once) finds its attempt recorded and stops.
-  if ((row.attempts as unknown[]).length !== job.attempt - 1) return;
-  const run = await findRun(db, row.run_id);
-  if (!run) return;
-  if (run.execution_status === 'cancelled') {
-    await saveDelivery(db, row.id, { status: 'not_to_be_triggered', reason: 'cancelled' });
-    return;
-  }
-  const recipient = await loadRecipient(db, run);
-  const namespaces = await loadNamespaces(db, run, recipient);
+export interface DeliveryJob {
+  messageId: string;
+  attempt: number;
+}
+
+/** A message its job may still deliver: not settled, and this attempt not yet recorded (at-least-once). */
+const deliverable = (row: MessageRow | undefined, job: DeliveryJob): row is MessageRow =>
+  row !== undefined &&
+  (row.status === 'to_be_triggered' || row.status === 'triggered') &&
+  (row.attempts as unknown[]).length === job.attempt - 1;
+
+async function renderMessage(
+  deps: DeliveryDeps,
+  row: MessageRow,
+  run: LockedRun,
+  recipient: RunRecipient,
+  namespaces: RunNamespaces,
+  memo?: RenderMemo,
+): Promise<RenderOutcome> {
   const templateSlug = (row.template as { slug?: string } | null)?.slug ?? '';
-  let rendered: RenderOutcome;
   try {
-    rendered = await deps.render({
-      workspaceId: String(row.workspace_id),
-      templateSlug,
-      channel: row.channel as DeliveryChannel,
-      tenantId: row.tenant_id,
-      locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
-      context: {
-        data: namespaces.data,
-        $recipient: namespaces.$recipient,
-        $actor: namespaces.$actor,
-        $brand: namespaces.$brand,
-        recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
-      },
-    });
-  } catch (error) {
-    rendered = { ok: false, reason: error instanceof Error ? error.message : String(error) };
-  }
-  if (!rendered.ok) {
-    await saveDelivery(db, row.id, {
-      status: 'trigger_failed',
-      reason: 'render_failed',
-      error: { message: rendered.reason },
-    });
-    return;
-  }
-  if (rendered.template)
-    await markTemplateTriggered(db, row.workspace_id, rendered.template.slug, new Date(deps.now()));
-  if (row.channel === 'inbox') {
-    await saveDelivery(db, row.id, {
-      status: 'delivered',
-      content: rendered.content,
-      template: rendered.template,
-      attempt: { at: new Date(deps.now()).toISOString(), outcome: 'stored' },
-      triggered: true,
-      sent: true,
-      delivered: true,
-    });
-    if (row.recipient_type === 'user' && row.distinct_id !== null)
-      await publishInboxEvents(db, [
-        {
-          workspaceId: row.workspace_id,
-          distinctId: row.distinct_id,
-          tenantId: row.tenant_id,
-          event: 'new_notification',
-          data: { n_id: row.id },
+    return await deps.render(
+      {
+        workspaceId: String(row.workspace_id),
+        templateSlug,
+        channel: row.channel as DeliveryChannel,
+        tenantId: row.tenant_id,
+        locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
+        context: {
+          data: namespaces.data,
+          $recipient: namespaces.$recipient,
+          $actor: namespaces.$actor,
+          $brand: namespaces.$brand,
+          recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
         },
-      ]);
-    return;
+      },
+      undefined,
+      memo,
+    );
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
-  const vendorRef = (row.vendor as { name: string } | null) ?? null;
+}
+
+const renderFailed = (rendered: { reason: string }): DeliveryUpdate => ({
+  status: 'trigger_failed',
+  reason: 'render_failed',
+  error: { message: rendered.reason },
+});
+
+/** The vendor a channel delivers through now (the default active one, else the oldest), with its provider and opened config. */
+interface ChosenVendor {
+  id: string;
+  provider: Provider;
+  name: string;
+  nickname: string | null;
+  config: Record<string, unknown>;
+}
+
+async function chooseVendor(
+  deps: DeliveryDeps,
+  workspaceId: number,
+  channel: string,
+): Promise<ChosenVendor | undefined> {
+  const { db } = deps;
   const vendors = await db
     .selectFrom('vendors')
     .select('id')
-    .where('workspace_id', '=', row.workspace_id)
-    .where('channel', '=', row.channel)
+    .where('workspace_id', '=', workspaceId)
+    .where('channel', '=', channel)
     .where('is_active', '=', true)
     .orderBy('is_default', 'desc')
     .orderBy('created_at')
     .limit(1)
     .execute();
-  const vendor = vendors[0] ? await findVendor(db, row.workspace_id, vendors[0].id) : undefined;
+  const vendor = vendors[0] ? await findVendor(db, workspaceId, vendors[0].id) : undefined;
   const provider = vendor ? deps.providers.get(vendor.provider) : undefined;
-  if (!vendor || !provider) {
-    await saveDelivery(db, row.id, {
-      status: 'trigger_failed',
-      reason: 'no_provider',
-      error: {
-        message: `no active vendor with a known provider for ${row.channel}${vendorRef ? ` (was ${vendorRef.name})` : ''}`,
-      },
-    });
-    return;
-  }
+  if (!vendor || !provider) return undefined;
+  return {
+    id: vendor.id,
+    provider,
+    name: vendor.provider,
+    nickname: vendor.nickname,
+    config: openConfig(vendor.config, deps.secretBox),
+  };
+}
+
+const noProvider = (row: MessageRow): DeliveryUpdate => {
+  const vendorRef = (row.vendor as { name: string } | null) ?? null;
+  return {
+    status: 'trigger_failed',
+    reason: 'no_provider',
+    error: {
+      message: `no active vendor with a known provider for ${row.channel}${vendorRef ? ` (was ${vendorRef.name})` : ''}`,
+    },
+  };
+};
+
+/** What one provider call leaves on its message, and the retry it schedules (if any). */
+interface Sent {
+  update: DeliveryUpdate;
+  retry?: { attempt: number; startAfter: Date };
+}
+
+/** One call to the vendor's provider, with its own timeout; its outcome as the message's update (§4 retry rules). */
+async function callProvider(
+  deps: DeliveryDeps,
+  row: MessageRow,
+  job: DeliveryJob,
+  vendor: ChosenVendor,
+  rendered: Extract<RenderOutcome, { ok: true }>,
+): Promise<Sent> {
   const startedAt = deps.now();
   let outcome: DeliveryOutcome;
   try {
-    outcome = await provider.send(
-      {
-        id: vendor.id,
-        provider: vendor.provider,
-        nickname: vendor.nickname,
-        config: openConfig(vendor.config, deps.secretBox),
-      },
+    outcome = await vendor.provider.send(
+      { id: vendor.id, provider: vendor.name, nickname: vendor.nickname, config: vendor.config },
       {
         messageId: row.id,
         executionId: row.run_id,
@@ -183,34 +209,183 @@ export async function deliverMessage(deps: DeliveryDeps, job: { messageId: strin
     attempt,
     content: rendered.content,
     template: rendered.template,
-    vendor: { name: vendor.provider, nickname: vendor.nickname },
+    vendor: { name: vendor.name, nickname: vendor.nickname },
     triggered: true,
   };
-  if (outcome.kind === 'sent') {
-    await saveDelivery(db, row.id, { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null });
-    return;
-  }
+  if (outcome.kind === 'sent')
+    return { update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
   const wait = outcome.kind === 'retry' ? retryDelayMs(job.attempt, outcome.retryAfterMs) * deps.retryDelayScale : 0;
   const givenUp =
     outcome.kind === 'failed' ||
     job.attempt >= MAX_ATTEMPTS ||
     deps.now() - row.created_at.getTime() + wait > RETRY_WINDOW_MS;
-  if (givenUp) {
-    await saveDelivery(db, row.id, {
-      ...common,
-      status: 'delivery_failure',
-      reason: outcome.kind === 'failed' ? 'provider_refused' : 'retries_exhausted',
-      error: { message: outcome.reason, provider_response: outcome.providerResponse ?? null },
-    });
+  if (givenUp)
+    return {
+      update: {
+        ...common,
+        status: 'delivery_failure',
+        reason: outcome.kind === 'failed' ? 'provider_refused' : 'retries_exhausted',
+        error: { message: outcome.reason, provider_response: outcome.providerResponse ?? null },
+      },
+    };
+  return {
+    update: { ...common, status: 'triggered', error: { message: outcome.reason } },
+    retry: { attempt: job.attempt + 1, startAfter: new Date(deps.now() + wait) },
+  };
+}
+
+const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
+  data: { messageId: row.id, attempt: retry.attempt },
+  options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
+});
+
+export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob) {
+  const { db } = deps;
+  const row = await findMessageById(db, job.messageId);
+  if (!deliverable(row, job)) return;
+  const run = await findRun(db, row.run_id);
+  if (!run) return;
+  if (run.execution_status === 'cancelled') {
+    await saveDelivery(db, row.id, { status: 'not_to_be_triggered', reason: 'cancelled' });
     return;
   }
+  const recipient = await loadRecipient(db, run);
+  const namespaces = await loadNamespaces(db, run, recipient);
+  const rendered = await renderMessage(deps, row, run, recipient, namespaces);
+  if (!rendered.ok) {
+    await saveDelivery(db, row.id, renderFailed(rendered));
+    return;
+  }
+  if (rendered.template)
+    await markTemplateTriggered(db, row.workspace_id, rendered.template.slug, new Date(deps.now()));
+  if (row.channel === 'inbox') {
+    await saveDelivery(db, row.id, {
+      status: 'delivered',
+      content: rendered.content,
+      template: rendered.template,
+      attempt: { at: new Date(deps.now()).toISOString(), outcome: 'stored' },
+      triggered: true,
+      sent: true,
+      delivered: true,
+    });
+    if (row.recipient_type === 'user' && row.distinct_id !== null)
+      await publishInboxEvents(db, [
+        {
+          workspaceId: row.workspace_id,
+          distinctId: row.distinct_id,
+          tenantId: row.tenant_id,
+          event: 'new_notification',
+          data: { n_id: row.id },
+        },
+      ]);
+    return;
+  }
+  const vendor = await chooseVendor(deps, row.workspace_id, row.channel);
+  if (!vendor) {
+    await saveDelivery(db, row.id, noProvider(row));
+    return;
+  }
+  const sent = await callProvider(deps, row, job, vendor, rendered);
+  if (!sent.retry) {
+    await saveDelivery(db, row.id, sent.update);
+    return;
+  }
+  const retry = sent.retry;
   await db.transaction().execute(async (trx) => {
-    await saveDelivery(trx, row.id, { ...common, status: 'triggered', error: { message: outcome.reason } });
-    await deps.queue.send(
-      trx,
-      deliveryQueue(row.channel),
-      { messageId: row.id, attempt: job.attempt + 1 },
-      { id: jobId('deliver', row.id, job.attempt + 1), startAfter: new Date(deps.now() + wait) },
-    );
+    await saveDelivery(trx, row.id, sent.update);
+    const next = retryJob(row, retry);
+    await deps.queue.send(trx, deliveryQueue(row.channel), next.data, next.options);
+  });
+}
+
+/**
+ * A fetched batch of provider deliveries, prepared (docs/engine.md, "Batched deliveries"): its
+ * messages, runs, users and tenants read set-based, each template pointer and each channel's vendor
+ * read (and its config opened) once. `oneByOne` are the jobs left to deliverMessage (inbox jobs
+ * queued before the inbox was delivered in the step). A failure here sends nothing.
+ */
+export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[]) {
+  const { db } = deps;
+  const rows = new Map((await findMessagesByIds(db, [...new Set(jobs.map((j) => j.messageId))])).map((r) => [r.id, r]));
+  const oneByOne: DeliveryJob[] = [];
+  const due: { job: DeliveryJob; row: MessageRow }[] = [];
+  const seen = new Set<string>();
+  for (const job of jobs) {
+    const row = rows.get(job.messageId);
+    // A message fetched twice in one batch (a duplicate job) is delivered once.
+    if (!deliverable(row, job) || seen.has(row.id)) continue;
+    seen.add(row.id);
+    if (row.channel === 'inbox') oneByOne.push(job);
+    else due.push({ job, row });
+  }
+  const runs = new Map((await findRuns(db, [...new Set(due.map((d) => d.row.run_id))])).map((r) => [r.id, r]));
+  const live = [...runs.values()].filter((run) => run.execution_status !== 'cancelled');
+  const world = await loadRunsWorld(db, live);
+  const memo: RenderMemo = new Map();
+  const vendors = new Map<string, Promise<ChosenVendor | undefined>>();
+  const templatesUsed = new Map<string, { workspaceId: number; slug: string }>();
+  const settled: (DeliveryUpdate & { id: string })[] = [];
+  const calls: {
+    job: DeliveryJob;
+    row: MessageRow;
+    vendor: ChosenVendor;
+    rendered: Extract<RenderOutcome, { ok: true }>;
+  }[] = [];
+  for (const { job, row } of due) {
+    const run = runs.get(row.run_id);
+    if (!run) continue;
+    if (run.execution_status === 'cancelled') {
+      settled.push({ id: row.id, status: 'not_to_be_triggered', reason: 'cancelled' });
+      continue;
+    }
+    const recipient = await world.recipient(run);
+    const rendered = await renderMessage(deps, row, run, recipient, world.namespaces(run, recipient), memo);
+    if (!rendered.ok) {
+      settled.push({ id: row.id, ...renderFailed(rendered) });
+      continue;
+    }
+    if (rendered.template)
+      templatesUsed.set(`${row.workspace_id}\u0000${rendered.template.slug}`, {
+        workspaceId: row.workspace_id,
+        slug: rendered.template.slug,
+      });
+    const key = `${row.workspace_id}\u0000${row.channel}`;
+    let chosen = vendors.get(key);
+    if (!chosen) vendors.set(key, (chosen = chooseVendor(deps, row.workspace_id, row.channel)));
+    const vendor = await chosen;
+    if (!vendor) settled.push({ id: row.id, ...noProvider(row) });
+    else calls.push({ job, row, vendor, rendered });
+  }
+  for (const { workspaceId, slug } of templatesUsed.values())
+    await markTemplateTriggered(db, workspaceId, slug, new Date(deps.now()));
+  return { oneByOne, settled, calls };
+}
+
+/**
+ * A prepared batch sent: the provider calls side by side (each with its own timeout), then every
+ * outcome written in one statement, with the retries' jobs in the same transaction. A failure here
+ * fails the whole batch's jobs, which the queue retries (at-least-once, as one job's would be).
+ */
+export async function sendDeliveries(deps: DeliveryDeps, prepared: Awaited<ReturnType<typeof prepareDeliveries>>) {
+  const sent = await Promise.all(
+    prepared.calls.map(async ({ job, row, vendor, rendered }) => ({
+      row,
+      ...(await callProvider(deps, row, job, vendor, rendered)),
+    })),
+  );
+  const updates = [...prepared.settled, ...sent.map(({ row, update }) => ({ ...update, id: row.id }))];
+  const retries = sent.filter((s) => s.retry !== undefined);
+  if (retries.length === 0) {
+    await saveDeliveries(deps.db, updates);
+    return;
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    await saveDeliveries(trx, updates);
+    for (const channel of new Set(retries.map((r) => r.row.channel)))
+      await deps.queue.sendMany(
+        trx,
+        deliveryQueue(channel),
+        retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
+      );
   });
 }

@@ -2,7 +2,7 @@ import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
-import { deliverMessage, type Renderer } from './deliver.js';
+import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
 import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
 import { advanceRun, RUN_BATCH_SIZE, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
@@ -32,6 +32,8 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
+/** Deliveries come in larger batches: one read of their messages, runs, users and vendor per batch. */
+const DELIVERY_BATCH_SIZE = 20;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
@@ -121,10 +123,11 @@ export class Engine {
       return this.handle(QUEUES.run, (data: RunJob) => rest(data.runId))(jobs);
     });
     // A fan-out page's runs: stepped together, else one by one. The job fails (and is retried whole:
-    // a run already moved on is not stepped again) when any of its runs fails.
+    // a run already moved on is not stepped again) when any of its runs fails. Two jobs per fetch, one
+    // after the other: pg-boss fetches again at once only after a full batch of more than one job.
     await queue.work<RunBatchJob>(
       QUEUES.runBatch,
-      BATCH(concurrency, 1),
+      BATCH(concurrency, 2),
       this.handle(QUEUES.runBatch, async (data, jobId) => {
         const handled = { id: jobId };
         let rest: (runId: string) => Promise<void>;
@@ -154,11 +157,44 @@ export class Engine {
       retryDelayScale: this.options.retryDelayScale ?? 1,
     };
     // A delivery queue per channel: a slow provider holds only its own channel's slots.
-    for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)])
-      await queue.work<{ messageId: string; attempt: number }>(
-        name,
-        BATCH(concurrency),
-        this.handle(name, (data) => deliverMessage(delivery, data), { parallel: true }),
-      );
+    for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)]) {
+      const oneByOne = this.handle(name, (data: DeliveryJob) => deliverMessage(delivery, data), { parallel: true });
+      await queue.work<DeliveryJob>(name, BATCH(concurrency, DELIVERY_BATCH_SIZE), async (jobs) => {
+        if (jobs.length < 2) return oneByOne(jobs);
+        let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
+        try {
+          prepared = await prepareDeliveries(
+            delivery,
+            jobs.map((job) => job.data),
+          );
+        } catch (error) {
+          // Nothing was sent: each job goes on its own, and only a failing one is retried.
+          this.options.log.debug?.({ err: error }, 'batched delivery failed; delivering one by one');
+          return oneByOne(jobs);
+        }
+        const alone = new Set(prepared.oneByOne.map((job) => job.messageId));
+        const results = await Promise.all([
+          oneByOne(jobs.filter((job) => alone.has(job.data.messageId))),
+          sendDeliveries(delivery, prepared).then(
+            () => 'completed' as const,
+            (error: unknown) => {
+              this.options.log.error({ err: error, queue: name }, 'batched delivery failed; the queue retries it');
+              return error instanceof Error ? error.message : String(error);
+            },
+          ),
+        ]);
+        const [single, batch] = results;
+        return [
+          ...single,
+          ...jobs
+            .filter((job) => !alone.has(job.data.messageId))
+            .map((job) =>
+              batch === 'completed'
+                ? { id: job.id, status: 'completed' as const }
+                : { id: job.id, status: 'failed' as const, output: { message: batch } },
+            ),
+        ];
+      });
+    }
   }
 }

@@ -4,7 +4,7 @@ import type { Namespaces } from '../domain/paths.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findObject } from '../repositories/objects.js';
 import { findTenantSettings } from '../repositories/executions.js';
-import { findUserByDistinctId } from '../repositories/users.js';
+import { findUserByDistinctId, findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
 import { findVersionTree } from '../repositories/workflow-trees.js';
 import type { LockedRun } from '../repositories/runs.js';
 import type { RunRecipient } from './nodes/types.js';
@@ -126,5 +126,43 @@ export function namespacesOf(
       : null,
     $workflow: { slug: run.workflow_slug, version_no: run.version_no, category: run.category },
     tenantSettings: settings,
+  };
+}
+
+/**
+ * What many runs read about their world, set-based: their users (recipients and actors) and tenants,
+ * two statements per workspace whatever the number of runs (a batch of run steps or of deliveries).
+ * An object recipient is read on its own.
+ */
+export async function loadRunsWorld(db: Db, runs: Iterable<LockedRun>) {
+  const users = new Map<string, UserRow>();
+  const tenants = new Map<string, TenantRow>();
+  const byWorkspace = new Map<number, LockedRun[]>();
+  for (const run of runs) byWorkspace.set(run.workspace_id, [...(byWorkspace.get(run.workspace_id) ?? []), run]);
+  for (const [workspaceId, list] of byWorkspace) {
+    const ids = new Set<string>();
+    for (const run of list) {
+      if (run.recipient_type === 'user' && run.distinct_id !== null) ids.add(run.distinct_id);
+      const actor = actorDistinctId(run);
+      if (actor !== undefined) ids.add(actor);
+    }
+    for (const user of await findUsersByDistinctIds(db, workspaceId, [...ids]))
+      users.set(`${workspaceId}\u0000${user.distinct_id}`, user);
+    const tenantIds = [...new Set(list.map((run) => run.tenant_id))];
+    for (const tenant of await findTenantSettings(db, workspaceId, tenantIds))
+      tenants.set(`${workspaceId}\u0000${tenant.tenant_id}`, tenant);
+  }
+  const userOf = (workspaceId: number, distinctId: string | null | undefined) =>
+    distinctId == null ? undefined : users.get(`${workspaceId}\u0000${distinctId}`);
+  return {
+    userOf,
+    async recipient(run: LockedRun): Promise<RunRecipient> {
+      if (run.recipient_type === 'object') return loadRecipient(db, run);
+      return userRecipient(run, userOf(run.workspace_id, run.distinct_id));
+    },
+    namespaces(run: LockedRun, recipient: RunRecipient): RunNamespaces {
+      const tenant = tenants.get(`${run.workspace_id}\u0000${run.tenant_id}`);
+      return namespacesOf(run, recipient, tenant, userOf(run.workspace_id, actorDistinctId(run)));
+    },
   };
 }

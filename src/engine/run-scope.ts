@@ -1,7 +1,6 @@
 import type { Db } from '../db/database.js';
 import { preferenceStateOf } from '../services/user-preferences.js';
 import { publishInboxEvents } from '../services/feed.js';
-import { findTenantSettings } from '../repositories/executions.js';
 import { insertMessages, type NewMessage } from '../repositories/messages.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
 import {
@@ -15,12 +14,11 @@ import {
 import { findTenantOverlay } from '../repositories/tenant-preferences.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
-import { findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
 import { findActiveVendors } from '../repositories/vendors.js';
 import type { DeliveryChannel } from '../channels/provider.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
-import { actorDistinctId, namespacesOf, userRecipient, type RunNamespaces } from './run-context.js';
+import { loadRunsWorld, type RunNamespaces } from './run-context.js';
 import { jobId } from './job-ids.js';
 import type { DeliveryFacts, RecordedMessage, RunRecipient } from './nodes/types.js';
 import { deliveryQueue, type Queue } from './queue.js';
@@ -217,24 +215,7 @@ const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promis
  */
 export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]): Promise<RunScope> {
   const runs = new Map((await lockRuns(trx, runIds)).map((run) => [run.id, run]));
-  const users = new Map<string, UserRow>();
-  const tenants = new Map<string, Awaited<ReturnType<typeof findTenantSettings>>[number]>();
-  const byWorkspace = new Map<number, LockedRun[]>();
-  for (const run of runs.values())
-    byWorkspace.set(run.workspace_id, [...(byWorkspace.get(run.workspace_id) ?? []), run]);
-  for (const [workspaceId, list] of byWorkspace) {
-    const ids = new Set<string>();
-    for (const run of list) {
-      if (run.recipient_type === 'user' && run.distinct_id !== null) ids.add(run.distinct_id);
-      const actor = actorDistinctId(run);
-      if (actor !== undefined) ids.add(actor);
-    }
-    for (const user of await findUsersByDistinctIds(trx, workspaceId, [...ids]))
-      users.set(`${workspaceId}\u0000${user.distinct_id}`, user);
-    const tenantIds = [...new Set(list.map((run) => run.tenant_id))];
-    for (const tenant of await findTenantSettings(trx, workspaceId, tenantIds))
-      tenants.set(`${workspaceId}\u0000${tenant.tenant_id}`, tenant);
-  }
+  const world = await loadRunsWorld(trx, runs.values());
   const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();
   const vendors = new Map<string, ReturnType<typeof findActiveVendors>>();
   const overlays = new Map<string, ReturnType<typeof findTenantOverlay>>();
@@ -243,19 +224,12 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
   const pending = new Map<number, NewMessage[]>();
   // The batch's renders read each live template pointer once.
   const renders: RenderMemo = new Map();
-  const userOf = (workspaceId: number, distinctId: string | null | undefined) =>
-    distinctId == null ? undefined : users.get(`${workspaceId}\u0000${distinctId}`);
+  const userOf = world.userOf;
 
   return {
     lock: async (runId) => runs.get(runId) ?? lockRun(trx, runId),
-    async recipient(run) {
-      if (run.recipient_type === 'object') return loadRecipientOne(trx, run);
-      return userRecipient(run, userOf(run.workspace_id, run.distinct_id));
-    },
-    async namespaces(run, recipient) {
-      const tenant = tenants.get(`${run.workspace_id}\u0000${run.tenant_id}`);
-      return namespacesOf(run, recipient, tenant, userOf(run.workspace_id, actorDistinctId(run)));
-    },
+    recipient: (run) => world.recipient(run),
+    namespaces: async (run, recipient) => world.namespaces(run, recipient),
     async facts(run, recipient, namespaces) {
       const ws = String(run.workspace_id);
       const tenantKey = `${ws}\u0000${run.tenant_id}`;

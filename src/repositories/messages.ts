@@ -99,6 +99,11 @@ export function findMessageById(db: Db, id: string) {
   return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Many messages by id, in one statement (a batch of deliveries). */
+export function findMessagesByIds(db: Db, ids: string[]) {
+  return db.selectFrom('messages').selectAll().where('id', 'in', list(ids)).execute();
+}
+
 export interface MessageFilter {
   statuses?: string[];
   channel?: string;
@@ -189,37 +194,51 @@ export async function saveMessageStates(trx: Db, writes: MessageStateWrite[]) {
     where m.id = w.id`.execute(trx);
 }
 
-/** A delivery's outcome on its message; `attempt` is appended to the attempts. */
-export async function saveDelivery(
-  db: Db,
-  id: string,
-  update: {
-    status: string;
-    reason?: string | null;
-    error?: unknown;
-    content?: Record<string, unknown> | null;
-    template?: Record<string, unknown> | null;
-    vendor?: { name: string; nickname: string | null } | null;
-    attempt?: Record<string, unknown>;
-    triggered?: boolean;
-    sent?: boolean;
-    delivered?: boolean;
-  },
-) {
-  await db
-    .updateTable('messages')
-    .set({
-      status: update.status,
-      ...(update.reason !== undefined ? { reason: update.reason } : {}),
-      ...(update.error !== undefined ? { error: JSON.stringify(update.error) } : {}),
-      ...(update.content !== undefined ? { content: JSON.stringify(update.content) } : {}),
-      ...(update.template !== undefined ? { template: JSON.stringify(update.template) } : {}),
-      ...(update.vendor !== undefined ? { vendor: JSON.stringify(update.vendor) } : {}),
-      ...(update.attempt ? { attempts: sql`attempts || ${JSON.stringify([update.attempt])}::jsonb` } : {}),
-      ...(update.triggered ? { triggered_at: sql`coalesce(triggered_at, now())` } : {}),
-      ...(update.sent ? { sent_at: sql`coalesce(sent_at, now())` } : {}),
-      ...(update.delivered ? { delivered_at: sql`coalesce(delivered_at, now())` } : {}),
-    })
-    .where('id', '=', id)
-    .execute();
+/**
+ * A delivery's outcome on its message: a field left undefined keeps its value, `attempt` is appended
+ * to the attempts, and the timestamps named are set unless they are already.
+ */
+export interface DeliveryUpdate {
+  status: string;
+  reason?: string | null;
+  error?: unknown;
+  content?: Record<string, unknown> | null;
+  template?: Record<string, unknown> | null;
+  vendor?: { name: string; nickname: string | null } | null;
+  attempt?: Record<string, unknown>;
+  triggered?: boolean;
+  sent?: boolean;
+  delivered?: boolean;
+}
+
+/** Many deliveries' outcomes in one statement (each row says which fields it sets). */
+export async function saveDeliveries(db: Db, updates: (DeliveryUpdate & { id: string })[]) {
+  if (updates.length === 0) return;
+  await sql`update messages m set status = w.f ->> 'status',
+      reason = case when w.f ? 'reason' then w.f ->> 'reason' else m.reason end,
+      error = case when w.f ? 'error' then w.f -> 'error' else m.error end,
+      content = case when w.f ? 'content' then w.f -> 'content' else m.content end,
+      template = case when w.f ? 'template' then w.f -> 'template' else m.template end,
+      vendor = case when w.f ? 'vendor' then w.f -> 'vendor' else m.vendor end,
+      attempts = case when w.f ? 'attempt' then m.attempts || jsonb_build_array(w.f -> 'attempt') else m.attempts end,
+      triggered_at = case when w.f ? 'triggered' then coalesce(m.triggered_at, now()) else m.triggered_at end,
+      sent_at = case when w.f ? 'sent' then coalesce(m.sent_at, now()) else m.sent_at end,
+      delivered_at = case when w.f ? 'delivered' then coalesce(m.delivered_at, now()) else m.delivered_at end
+    from jsonb_array_elements(${JSON.stringify(updates.map(deliveryFields))}::jsonb) as w(f)
+    where m.id = w.f ->> 'id'`.execute(db);
+}
+
+/** The JSON of one update: undefined fields and false flags are left out (kept as they are). */
+function deliveryFields({ triggered, sent, delivered, ...fields }: DeliveryUpdate & { id: string }) {
+  return {
+    ...fields,
+    ...(triggered ? { triggered: true } : {}),
+    ...(sent ? { sent: true } : {}),
+    ...(delivered ? { delivered: true } : {}),
+  };
+}
+
+/** One delivery's outcome on its message. */
+export function saveDelivery(db: Db, id: string, update: DeliveryUpdate) {
+  return saveDeliveries(db, [{ ...update, id }]);
 }

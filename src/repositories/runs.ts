@@ -83,6 +83,15 @@ export const lockRuns = (trx: Db, runIds: string[]) =>
     .forUpdate('r')
     .execute();
 export const findRun = (db: Db, runId: string) => selectRun(db, runId).executeTakeFirst();
+/** Many runs with their executions, unlocked, in one statement (a batch of deliveries). */
+export const findRuns = (db: Db, runIds: string[]) =>
+  runColumns(db)
+    .where(
+      'r.id',
+      'in',
+      sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(runIds)}::jsonb) as ids(value))`,
+    )
+    .execute();
 export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 
 export async function saveRunProgress(
