@@ -193,6 +193,10 @@ async function main() {
       seedMainThroughApi(api(prepared.main), options.sizes, log),
     );
     seeding.push(...mainSeeds);
+    // What was seeded through the API (objects, subscriptions) is analyzed as autovacuum would have
+    // (a server with autovacuum off, as on the development machine, never does): without statistics
+    // the planner misjudges pages of a 100,000-subscriber object.
+    if (statsClient) await timed('analyze', () => statsClient.query('analyze'));
     const workers = new WorkerPool(options, tmp, secretKey);
     let secondApi: HeraldProcess | undefined;
     const engineContext = async (): Promise<EngineContext> => ({

@@ -32,8 +32,6 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
-/** Deliveries come in larger batches: one read of their messages, runs, users and vendor per batch. */
-const DELIVERY_BATCH_SIZE = 20;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
@@ -159,7 +157,7 @@ export class Engine {
     // A delivery queue per channel: a slow provider holds only its own channel's slots.
     for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)]) {
       const oneByOne = this.handle(name, (data: DeliveryJob) => deliverMessage(delivery, data), { parallel: true });
-      await queue.work<DeliveryJob>(name, BATCH(concurrency, DELIVERY_BATCH_SIZE), async (jobs) => {
+      await queue.work<DeliveryJob>(name, BATCH(concurrency), async (jobs) => {
         if (jobs.length < 2) return oneByOne(jobs);
         let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
         try {

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import { PLANNED_EACH_TIME, type Db } from '../db/database.js';
 import type { MessagesTable } from '../db/engine-types.js';
 import { BROADCAST_SLUG_PREFIX } from '../domain/broadcasts.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
@@ -101,7 +101,12 @@ export function findMessageById(db: Db, id: string) {
 
 /** Many messages by id, in one statement (a batch of deliveries). */
 export function findMessagesByIds(db: Db, ids: string[]) {
-  return db.selectFrom('messages').selectAll().where('id', 'in', list(ids)).execute();
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', 'in', list(ids))
+    .modifyEnd(sql.raw(PLANNED_EACH_TIME))
+    .execute();
 }
 
 export interface MessageFilter {
@@ -225,7 +230,7 @@ export async function saveDeliveries(db: Db, updates: (DeliveryUpdate & { id: st
       sent_at = case when w.f ? 'sent' then coalesce(m.sent_at, now()) else m.sent_at end,
       delivered_at = case when w.f ? 'delivered' then coalesce(m.delivered_at, now()) else m.delivered_at end
     from jsonb_array_elements(${JSON.stringify(updates.map(deliveryFields))}::jsonb) as w(f)
-    where m.id = w.f ->> 'id'`.execute(db);
+    where m.id = w.f ->> 'id'${sql.raw(PLANNED_EACH_TIME)}`.execute(db);
 }
 
 /** The JSON of one update: undefined fields and false flags are left out (kept as they are). */

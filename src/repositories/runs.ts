@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { PLANNED_EACH_TIME, type Db } from '../db/database.js';
 
 /** One recipient's run of an execution (a child execution: its id is the messages' execution_id). */
 
@@ -81,6 +81,7 @@ export const lockRuns = (trx: Db, runIds: string[]) =>
     )
     .orderBy('r.id')
     .forUpdate('r')
+    .modifyEnd(sql.raw(PLANNED_EACH_TIME))
     .execute();
 export const findRun = (db: Db, runId: string) => selectRun(db, runId).executeTakeFirst();
 /** Many runs with their executions, unlocked, in one statement (a batch of deliveries). */
@@ -91,6 +92,7 @@ export const findRuns = (db: Db, runIds: string[]) =>
       'in',
       sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(runIds)}::jsonb) as ids(value))`,
     )
+    .modifyEnd(sql.raw(PLANNED_EACH_TIME))
     .execute();
 export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 
@@ -126,13 +128,28 @@ export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: s
   await sql`update workflow_runs r set status = w.status, position = w.position, resume_at = w.resume_at,
       updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz)
-    where r.id = w.id`.execute(trx);
+    where r.id = w.id${sql.raw(PLANNED_EACH_TIME)}`.execute(trx);
 }
 
-/** One page of an object's subscribers after `after` (a subscription id), users and child objects. */
+/**
+ * One page of an object's subscribers after `after` (a subscription id), users and child objects.
+ * The page is cut before the joins: a plan that reads the object's remaining subscriptions unordered
+ * (stale statistics: a large object grown since the last ANALYZE) then sorts a few thousand narrow
+ * rows, instead of joining every remaining subscriber's user first (163 ms against 17 ms for a page
+ * in the middle of 100,000 with the statistics missing; 1.2 ms with them).
+ */
 export function findSubscriberPage(db: Db, objectId: number, after: number, limit: number) {
   return db
-    .selectFrom('subscriptions as s')
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('subscriptions')
+        .select(['id', 'properties', 'user_id', 'child_object_id'])
+        .where('object_id', '=', objectId)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(limit)
+        .as('s'),
+    )
     .leftJoin('users as u', 'u.id', 's.user_id')
     .leftJoin('objects as o', 'o.id', 's.child_object_id')
     .select([
@@ -143,10 +160,7 @@ export function findSubscriberPage(db: Db, objectId: number, after: number, limi
       'o.object_type as child_type',
       'o.object_id as child_object_id',
     ])
-    .where('s.object_id', '=', objectId)
-    .where('s.id', '>', after)
     .orderBy('s.id')
-    .limit(limit)
     .execute();
 }
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { createDatabase, namePreparedStatements, type Db } from '../../src/db/database.js';
+import { createDatabase, namePreparedStatements, PLANNED_EACH_TIME, type Db } from '../../src/db/database.js';
+import { findRuns, lockRuns, saveRunsProgress } from '../../src/repositories/runs.js';
+import { findMessagesByIds, saveDeliveries } from '../../src/repositories/messages.js';
 
 const url = process.env.DATABASE_URL;
 
@@ -78,6 +80,31 @@ describe('prepared statements', () => {
       await expect(broken(2)).rejects.toThrow(/no_such_table/);
       await expect(broken(3)).rejects.toThrow(/no_such_table/);
       expect((await lookup(db, 4)).rows).toEqual([{ n: 8 }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it.runIf(url)('leave a statement planned each time unnamed, as the engine’s batch lookups are', async () => {
+    const { db } = createDatabase({ url: url!, poolSize: 1 });
+    try {
+      const marked = (n: number) =>
+        sql<{ n: number }>`select ${n}::int * 7 as n${sql.raw(PLANNED_EACH_TIME)}`.execute(db);
+      for (const n of [1, 2, 3]) expect((await marked(n)).rows).toEqual([{ n: n * 7 }]);
+      // The lookups of a batch's runs and messages, in a table a fan-out grows (src/db/database.ts).
+      for (let round = 0; round < 3; round++) {
+        await db.transaction().execute(async (trx) => {
+          await lockRuns(trx, ['r-none']);
+          await saveRunsProgress(trx, [{ id: 'r-none', status: 'completed', position: [1] }]);
+        });
+        await findRuns(db, ['r-none']);
+        await findMessagesByIds(db, ['m-none']);
+        await saveDeliveries(db, [{ id: 'm-none', status: 'sent_by_vendor' }]);
+      }
+      expect(await preparedOf(db)).toEqual([]);
+      // Unmarked, the same statement is named from its second execution.
+      for (const n of [1, 2]) await lookup(db, n);
+      expect((await preparedOf(db)).map((row) => row.name)).toEqual(['herald_1']);
     } finally {
       await db.destroy();
     }
