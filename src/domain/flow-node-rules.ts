@@ -2,7 +2,8 @@ import { clockMinutes, isTimeZone, WEEKDAYS } from './calendar.js';
 import { parseDuration } from './durations.js';
 import { isTrivialJsonnet } from './jsonnet.js';
 import { isExpression } from './paths.js';
-import { LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
+import { isReservedEventName } from '../schemas/events.js';
+import { EVENT_NAME_MAX_LENGTH, LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 
 /**
  * Commit-time rules of the time and flow nodes (issue #18): what each needs so the engine can run
@@ -67,11 +68,24 @@ function smartRoutingErrors(here: string, get: (name: string) => unknown): strin
   const mandatory = get('mandatory_channels');
   if (mandatory !== undefined && mandatory !== null && !listed(mandatory))
     errors.push(`${here}: mandatory_channels must list channels among ${CHANNELS.join(', ')}`);
-  if (get('success_is_event') === true)
-    errors.push(`${here}: success_is_event is not supported by this engine; success must be a message status`);
+  const isEvent = get('success_is_event');
   const success = get('success');
-  if (success !== undefined && success !== 'delivered' && success !== 'seen' && success !== 'interacted')
-    errors.push(`${here}: success must be delivered, seen or interacted`);
+  if (isEvent !== undefined && isEvent !== null && typeof isEvent !== 'boolean')
+    errors.push(`${here}: success_is_event must be true or false`);
+  else if (isEvent === true) {
+    // The event as `POST /event/` stores it: an event under a reserved name could never arrive.
+    if (
+      typeof success !== 'string' ||
+      success.length === 0 ||
+      success.length > EVENT_NAME_MAX_LENGTH ||
+      success.trim() !== success ||
+      isReservedEventName(success)
+    )
+      errors.push(
+        `${here}: success must name the success event when success_is_event is true (1 to ${EVENT_NAME_MAX_LENGTH} characters, no surrounding spaces, not starting with $ or ss_)`,
+      );
+  } else if (success !== undefined && success !== 'delivered' && success !== 'seen' && success !== 'interacted')
+    errors.push(`${here}: success must be delivered, seen or interacted (or an event name with success_is_event)`);
   const ttl = get('ttl_value');
   const routed = Array.isArray(channels)
     ? channels.filter((c) => !(Array.isArray(mandatory) && mandatory.includes(c))).length
