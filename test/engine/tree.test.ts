@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../management/config-helpers.js';
 import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from './helpers.js';
@@ -10,7 +11,8 @@ const when = (variable: string, op: string, value: string, variable_ns = '') => 
 ];
 
 describe('the workflow tree', () => {
-  const t = useTestApp({}, { engine: {} });
+  // The HTTP nodes call a local server: the outbound policy must allow it (src/channels/outbound.ts).
+  const t = useTestApp({}, { engine: { engine: { outbound: outboundPolicy({ allowedHosts: '127.0.0.1' }) } } });
   let server: http.Server;
   let apiUrl = '';
   const calls: { url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
