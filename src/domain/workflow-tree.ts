@@ -1,5 +1,5 @@
 import { conditionsErrors } from './expressions.js';
-import { FLOW_NODE_TYPES, flowNodeErrors, rateLimitErrors } from './flow-node-rules.js';
+import { FLOW_NODE_TYPES, flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
 import { parseDuration } from './durations.js';
 import { isExpression } from './paths.js';
 
@@ -189,9 +189,7 @@ function nodeErrors(node: Record<string, unknown>, at: string): string[] {
     const method = field(node, 'http_method') ?? 'POST';
     if (!HTTP_METHODS.includes(String(method)))
       errors.push(`${here}: http_method must be one of ${HTTP_METHODS.join(', ')}`);
-    const url = field(node, 'url');
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url.replace(/^"|"$/g, '')))
-      errors.push(`${here}: url must be an http(s) URL`);
+    errors.push(...httpNodeErrors(here, (name) => field(node, name)));
   }
   return errors;
 }
