@@ -173,6 +173,13 @@ describe('triggers', () => {
     expect(malformed.statusCode).toBe(400);
     expect(Object.keys(malformed.json()).sort()).toEqual(['code', 'message']);
     expect(malformed.json().code).toBe(400);
+    const anonymous = await t().app.inject({
+      method: 'POST',
+      url: '/v1/workflow_run/cancel/',
+      payload: { execution_id: 'x' },
+    });
+    expect(anonymous.statusCode).toBe(401);
+    expect(Object.keys(anonymous.json()).sort()).toEqual(['code', 'message']);
     const { message_id } = (
       await trigger(t, ws, { workflow: 'later', recipients: ['ada'], cancellation_key: 'cart-1' })
     ).json();
