@@ -148,7 +148,7 @@ export function urlRefusal(url: string, policy: OutboundPolicy): DestinationRefu
 }
 
 /** The guard's refusal, wherever fetch wrapped it (as the cause of "fetch failed"). */
-export function destinationRefusalIn(error: unknown): DestinationRefused | undefined {
+function destinationRefusalIn(error: unknown): DestinationRefused | undefined {
   for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
     if (at instanceof DestinationRefused) return at;
   return undefined;
