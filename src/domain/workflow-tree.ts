@@ -2,6 +2,7 @@ import { conditionsErrors } from './expressions.js';
 import { FLOW_NODE_TYPES, flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
 import { parseDuration } from './durations.js';
 import { isExpression } from './paths.js';
+import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 
 /**
  * The workflow tree as the engine reads it (docs/spec/engine.md §3): what each node type needs,
@@ -26,17 +27,7 @@ export const DELIVERY_NODE_CHANNELS: Record<string, readonly string[]> = {
   send_slack: ['slack'],
   send_ms_teams: ['ms_teams'],
 };
-export const ALL_CHANNELS = [
-  'email',
-  'sms',
-  'whatsapp',
-  'androidpush',
-  'iospush',
-  'webpush',
-  'slack',
-  'ms_teams',
-  'inbox',
-];
+export const ALL_CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 export const SUPPORTED_NODE_TYPES = [
   ...Object.keys(DELIVERY_NODE_CHANNELS),
   'send_multi_channel',
