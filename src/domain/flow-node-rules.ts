@@ -2,6 +2,7 @@ import { clockMinutes, isTimeZone, WEEKDAYS } from './calendar.js';
 import { parseDuration } from './durations.js';
 import { isHttpNodeValue, isTrivialJsonnet } from './jsonnet.js';
 import { isExpression } from './paths.js';
+import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 import { isReservedEventName } from '../schemas/events.js';
 import { EVENT_NAME_MAX_LENGTH, LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 
@@ -29,7 +30,7 @@ export const FLOW_NODE_TYPES = [
   'invokeworkflow',
 ] as const;
 
-const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams', 'inbox'];
+const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 const LIST_ID = new RegExp(LIST_ID_PATTERN);
 const WORKFLOW_SLUG = new RegExp(WORKFLOW_SLUG_PATTERN);
 
