@@ -115,6 +115,8 @@ describe('batched run steps and deliveries', () => {
       queue: t().engineRuntime!.queue,
       now: Date.now,
       httpTimeoutMs: 1000,
+      outbound: DEFAULT_OUTBOUND,
+      log: { error: () => undefined },
       render: ((request, db, memo) => renderTemplate(db, request, memo)) satisfies StepRenderer,
     };
     const counts: number[] = [];
@@ -164,6 +166,8 @@ describe('batched run steps and deliveries', () => {
         queue: t().engineRuntime!.queue,
         now: Date.now,
         httpTimeoutMs: 1000,
+        outbound: DEFAULT_OUTBOUND,
+        log: { error: () => undefined },
         render: ((request, db, memo) => renderTemplate(db, request, memo)) satisfies StepRenderer,
       };
       const deps = {
