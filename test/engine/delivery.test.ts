@@ -8,7 +8,8 @@ import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger
 const SECRET = 'whsec-0123456789abcdef';
 
 describe('the delivery decision and the webhook provider', () => {
-  const t = useTestApp({}, { engine: { engine: { retryDelayScale: 0.002, deliveryTimeoutMs: 800 } } });
+  // A 2 s attempt timeout: a quick answer on a loaded CI machine must not time out (the slow one hangs 4 s).
+  const t = useTestApp({}, { engine: { engine: { retryDelayScale: 0.002, deliveryTimeoutMs: 2000 } } });
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeAll(async () => {
     receiver = await startWebhookReceiver(SECRET);
@@ -109,6 +110,7 @@ describe('the delivery decision and the webhook provider', () => {
     });
     const delivery = receiver.received.find((r) => r.body.message_id === message!.message_id)!;
     expect(delivery.signatureValid).toBe(true);
+    expect(delivery.idempotencyKey).toBe(message!.message_id);
     expect(delivery.body).toMatchObject({
       channel: 'email',
       execution_id: message!.execution_id,
@@ -174,7 +176,7 @@ describe('the delivery decision and the webhook provider', () => {
     await liveWorkflow(t, ws, 'mail', [node('send_email', { template: 'receipt' })]);
     receiver.plan('flaky', [{ status: 503 }, { status: 200 }]);
     receiver.plan('throttled', [{ status: 429, retryAfter: '1' }, { status: 200 }]);
-    receiver.plan('slow', [{ hangMs: 3000, status: 200 }, { status: 200 }]);
+    receiver.plan('slow', [{ hangMs: 4000, status: 200 }, { status: 200 }]);
     const { message_id } = (
       await trigger(t, ws, {
         workflow: 'mail',
@@ -192,6 +194,11 @@ describe('the delivery decision and the webhook provider', () => {
     const quickAt = receiver.received.find((r) => r.body.message_id === byUser.quick.message_id)!.at;
     const slowRetryAt = receiver.received.filter((r) => r.body.message_id === byUser.slow.message_id)[1]!.at;
     expect(quickAt).toBeLessThan(slowRetryAt);
+    // Every attempt of one message carries its message_id as the idempotency key.
+    for (const id of ['slow', 'flaky', 'throttled']) {
+      const attempts = receiver.received.filter((r) => r.body.message_id === byUser[id].message_id);
+      expect(attempts.map((r) => r.idempotencyKey)).toEqual([byUser[id].message_id, byUser[id].message_id]);
+    }
   });
 
   it('fails a permanent refusal at once and gives up after 8 attempts, keeping the provider’s answer', async () => {
