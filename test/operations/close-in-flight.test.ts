@@ -92,7 +92,7 @@ describe('closing the app while work is in flight', { timeout: 240_000 }, () => 
       };
       await connect(users[0]!);
       await connect(users[1]!);
-      // A socket.io client on a namespace Herald does not serve is refused, but its connection stays open.
+      // A socket.io client on a namespace Herald does not serve: refused; nothing of it may hold the close.
       const stray = io(`${base}/elsewhere`, { transports: ['websocket'], reconnection: false, forceNew: true });
       sockets.push(stray);
       await new Promise<void>((resolve) => stray.once('connect_error', () => resolve()));
