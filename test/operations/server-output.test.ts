@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectOutput, request, startServer } from '../support/server-process.js';
 
-const REQUESTS = 400;
+const REQUESTS = 200;
 
 /**
  * The real server's output arrives in chunks that need not end at a line's end: pino writes
