@@ -4,7 +4,14 @@ import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
-import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import {
+  fanOutPage,
+  listFanOutPage,
+  startExecution,
+  startExecutions,
+  type FanoutJob,
+  type ListFanoutJob,
+} from './recipients.js';
 import { advanceRun, stepRuns, type RunJob } from './runner.js';
 
 /**
@@ -32,7 +39,7 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
-/** Run jobs come in larger batches: their steps share one transaction and set-based reads and writes. */
+/** Trigger and run jobs come in larger batches: each batch shares one transaction and set-based reads and writes. */
 const RUN_BATCH_SIZE = 100;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
@@ -76,13 +83,26 @@ export class Engine {
     const { db, queue } = this.options;
     const concurrency = this.options.concurrency ?? 4;
     const pageSize = this.options.fanoutPageSize ?? 500;
-    await queue.work<{ executionId: string }>(
-      QUEUES.trigger,
-      BATCH(concurrency),
-      this.handle(QUEUES.trigger, (data) =>
-        db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
-      ),
+    const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
+      db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
     );
+    await queue.work<{ executionId: string }>(QUEUES.trigger, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
+      if (jobs.length < 2) return oneTrigger(jobs);
+      try {
+        await db.transaction().execute((trx) =>
+          startExecutions(
+            trx,
+            queue,
+            jobs.map((job) => job.data.executionId),
+          ),
+        );
+      } catch (error) {
+        // One bad trigger must not hold back the others: each goes on its own, and only it is retried.
+        this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
+        return oneTrigger(jobs);
+      }
+      return jobs.map((job) => ({ id: job.id, status: 'completed' as const }));
+    });
     await queue.work<FanoutJob>(
       QUEUES.fanout,
       BATCH(concurrency),

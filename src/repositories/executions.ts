@@ -145,6 +145,15 @@ export function findExecution(db: Db, id: string) {
   return db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Several executions by id, in one statement. */
+export function findExecutions(db: Db, ids: string[]) {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('id', 'in', sql<string>`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`)
+    .execute();
+}
+
 /**
  * Cancels the executions matching every given filter that have not been cancelled yet, and their
  * unfinished runs, in two statements. Returns the ids of the executions matched.
