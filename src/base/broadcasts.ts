@@ -47,13 +47,19 @@ export const broadcastRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw error;
         }
         const [result] = await app.db.transaction().execute((trx) =>
-          acceptTriggers(trx, queue, workspaceId, [
-            {
-              ...record,
-              source: 'broadcast',
-              dynamic: { tree: record.tree, category: record.category },
-            },
-          ]),
+          acceptTriggers(
+            trx,
+            queue,
+            workspaceId,
+            [
+              {
+                ...record,
+                source: 'broadcast',
+                dynamic: { tree: record.tree, category: record.category },
+              },
+            ],
+            app.credentials,
+          ),
         );
         if (!result!.ok) throw new HttpError(result!.status, result!.message);
         return reply.code(202).send({ status: 'success', message: 'Accepted - OK', message_id: result!.executionId });

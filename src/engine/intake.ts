@@ -12,8 +12,10 @@ import {
   findLiveWorkflows,
   findTenantSettings,
   insertExecutions,
+  type LiveWorkflowRow,
   type NewExecution,
 } from '../repositories/executions.js';
+import { tenantsTag, workflowsTag, workspaceTag } from '../domain/credential-tags.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
@@ -42,11 +44,66 @@ export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`
 
 const recipientJson = (recipient: Recipient) => recipient;
 
+/**
+ * Where the API keeps the live workflows and tenants triggers name (the credential cache, its
+ * entries dropped by every change to them: services/workflows.ts `changeWorkflows`,
+ * services/tenants.ts). Only acceptable workflows and existing tenants are kept; a refusal is looked
+ * up every time.
+ */
+export interface IntakeCache {
+  lookupMany<T>(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, { value: T; tags: readonly string[] }>>,
+  ): Promise<Map<string, T>>;
+}
+
+const SEPARATOR = '\u0000';
+
+/** The workflows that may be triggered (enabled, with a live version), by slug. */
+async function liveWorkflowsOf(trx: Trx, workspaceId: number, slugs: string[], cache: IntakeCache | undefined) {
+  const acceptable = (row: LiveWorkflowRow) => row.is_enabled && row.version_no !== null;
+  if (!cache) return new Map((await findLiveWorkflows(trx, workspaceId, slugs)).map((row) => [row.slug, row]));
+  const prefix = `live_workflow:${workspaceId}${SEPARATOR}`;
+  const tags = [workflowsTag(workspaceId), workspaceTag(workspaceId)];
+  const found = await cache.lookupMany<LiveWorkflowRow>(
+    slugs.map((slug) => prefix + slug),
+    async (missing) => {
+      const rows = await findLiveWorkflows(
+        trx,
+        workspaceId,
+        missing.map((key) => key.slice(prefix.length)),
+      );
+      return new Map(rows.filter(acceptable).map((row) => [prefix + row.slug, { value: row, tags }]));
+    },
+  );
+  return new Map([...found.values()].map((row) => [row.slug, row]));
+}
+
+/** The tenants that exist, of those named. */
+async function tenantsOf(trx: Trx, workspaceId: number, tenantIds: string[], cache: IntakeCache | undefined) {
+  if (!cache) return new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
+  const prefix = `tenant:${workspaceId}${SEPARATOR}`;
+  const tags = [tenantsTag(workspaceId), workspaceTag(workspaceId)];
+  const found = await cache.lookupMany<string>(
+    tenantIds.map((id) => prefix + id),
+    async (missing) => {
+      const rows = await findTenantSettings(
+        trx,
+        workspaceId,
+        missing.map((key) => key.slice(prefix.length)),
+      );
+      return new Map(rows.map((row) => [prefix + row.tenant_id, { value: row.tenant_id, tags }]));
+    },
+  );
+  return new Set(found.values());
+}
+
 export async function acceptTriggers(
   trx: Trx,
   queue: Queue,
   workspaceId: number,
   records: (IntakeRecord | Intake)[],
+  cache?: IntakeCache,
 ): Promise<Intake[]> {
   const results: (Intake | undefined)[] = records.map((record) => ('ok' in record ? record : undefined));
   const pending = records
@@ -57,7 +114,7 @@ export async function acceptTriggers(
   };
 
   const slugs = [...new Set(pending.filter(({ record }) => !record.dynamic).map(({ record }) => record.workflow))];
-  const workflows = new Map((await findLiveWorkflows(trx, workspaceId, slugs)).map((row) => [row.slug, row]));
+  const workflows = await liveWorkflowsOf(trx, workspaceId, slugs, cache);
   const objectRefs = pending.flatMap(({ record }) =>
     record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
   );
@@ -70,7 +127,7 @@ export async function acceptTriggers(
     listIds.length > 0 ? (await findListIds(trx, workspaceId, listIds)).map((row) => row.list_id) : [],
   );
   const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
-  const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
+  const tenants = await tenantsOf(trx, workspaceId, tenantIds, cache);
 
   const valid = pending.filter(({ record, index }) => {
     const workflow = workflows.get(record.workflow);
