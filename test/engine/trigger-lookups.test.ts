@@ -1,8 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { configClient } from '../management/config-helpers.js';
 import { engineWorkspace, inbox, liveWorkflow } from './helpers.js';
+import { jobId } from '../../src/engine/job-ids.js';
+import { QUEUES } from '../../src/engine/queue.js';
 
 /**
  * The live workflow and the tenant a trigger names come from the API's cache (src/engine/intake.ts):
@@ -42,10 +45,26 @@ describe('trigger lookups from the cache: changes take effect on the very next t
     const body = { workflow: 'warm', recipients: ['ada'], data: {} };
     await warm(t(), ws, body);
     t().queries.reset();
-    expect(await status(t(), ws, body)).toBe(202);
-    // BEGIN, the execution, its trigger job, COMMIT.
+    const accepted = await send(t(), ws, body);
+    expect(accepted.statusCode).toBe(202);
+    // One statement: the execution and its trigger job together, atomic without BEGIN and COMMIT.
     expect(t().queries.sql.filter((text) => /workflows|tenants/.test(text))).toEqual([]);
-    expect(t().queries.count).toBe(4);
+    expect(t().queries.count).toBe(1);
+    expect(t().queries.sql[0]).toMatch(/^with herald_first as \(insert into "executions"/);
+    const executionId = accepted.json().message_id as string;
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from ${sql.table(`${t().engineRuntime!.schema}.job`)}
+      where name = ${QUEUES.trigger} and id = ${jobId('trigger', executionId)}::uuid`.execute(t().db);
+    expect(rows[0]!.n).toBe(1);
+    expect(await t().db.selectFrom('executions').select('id').where('id', '=', executionId).executeTakeFirst()).toEqual(
+      { id: executionId },
+    );
+
+    // A record that claims an idempotency key or stores an inline user takes a transaction of its own.
+    t().queries.reset();
+    expect(await status(t(), ws, { ...body, $idempotency_key: 'k-1' })).toBe(202);
+    expect(t().queries.sql[0]).toBe('begin');
+    expect(t().queries.sql.at(-1)).toBe('commit');
   });
 
   it('refuses a disabled workflow at once, accepts it enabled again, and pins a new commit at once', async () => {
