@@ -12,7 +12,7 @@ import {
   type FanoutJob,
   type ListFanoutJob,
 } from './recipients.js';
-import { advanceRun, stepRuns, type RunJob } from './runner.js';
+import { advanceRun, stepNewRuns, stepRuns, type RunJob } from './runner.js';
 
 /**
  * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
@@ -83,21 +83,31 @@ export class Engine {
     const { db, queue } = this.options;
     const concurrency = this.options.concurrency ?? 4;
     const pageSize = this.options.fanoutPageSize ?? 500;
+    const render = this.options.render;
+    const runner = {
+      db,
+      queue,
+      now: this.now,
+      httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
+      render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
+    };
     const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
       db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
     );
     await queue.work<{ executionId: string }>(QUEUES.trigger, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
-      if (jobs.length < 2) return oneTrigger(jobs);
       try {
+        // The batch's new runs take their first step in the same transaction: no run job, no second fetch.
         await db.transaction().execute((trx) =>
           startExecutions(
             trx,
             queue,
             jobs.map((job) => job.data.executionId),
+            (runIds) => stepNewRuns(runner, trx, runIds),
           ),
         );
       } catch (error) {
-        // One bad trigger must not hold back the others: each goes on its own, and only it is retried.
+        // One bad trigger or first step must not hold back the others: each trigger is started on its
+        // own, its runs handed to run jobs as before, and only a failing one is retried.
         this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
         return oneTrigger(jobs);
       }
@@ -115,14 +125,6 @@ export class Engine {
         db.transaction().execute((trx) => listFanOutPage(trx, queue, data, pageSize)),
       ),
     );
-    const render = this.options.render;
-    const runner = {
-      db,
-      queue,
-      now: this.now,
-      httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
-      render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
-    };
     const one = this.handle(QUEUES.run, (data: RunJob, jobId) =>
       advanceRun(runner, data.runId, { id: jobId, due: data.due }),
     );

@@ -20,6 +20,9 @@ import { QUEUES, type Queue } from './queue.js';
 /** How deep object subscriptions are followed (ours: objects subscribed to objects, then their subscribers). */
 export const MAX_OBJECT_DEPTH = 2;
 
+/** The most new runs a batch of trigger jobs steps in its own transaction; more get run jobs. */
+const MAX_STEPPED_AT_START = 100;
+
 export interface FanoutJob {
   executionId: string;
   workspaceId: number;
@@ -84,15 +87,20 @@ export const startExecution = (trx: Db, queue: Queue, executionId: string) =>
  * the batch size. A job done twice inserts no run twice (runs are unique per execution and recipient)
  * and enqueues nothing twice (derived job ids).
  */
-export async function startExecutions(trx: Db, queue: Queue, executionIds: string[]) {
+export async function startExecutions(
+  trx: Db,
+  queue: Queue,
+  executionIds: string[],
+  /**
+   * What becomes of the runs inserted: by default each gets a run job; `stepNew` steps them here
+   * instead (src/engine/engine.ts) and returns those that still need one.
+   */
+  stepNew?: (runIds: string[]) => Promise<string[]>,
+) {
   const executions = (await findExecutions(trx, [...new Set(executionIds)]))
     .filter((e) => e.status !== 'cancelled')
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   if (executions.length === 0) return;
-  await markWorkflowsExecuted(
-    trx,
-    executions.flatMap((e) => (e.workflow_id === null ? [] : [{ workflowId: e.workflow_id, at: e.created_at }])),
-  );
   const runs = executions.flatMap((e) =>
     (e.recipients as Recipient[]).map((r) => ({
       ...(r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null)),
@@ -100,7 +108,9 @@ export async function startExecutions(trx: Db, queue: Queue, executionIds: strin
       workspace_id: e.workspace_id,
     })),
   );
-  await queue.sendMany(trx, QUEUES.run, runJobs(await insertRunsOf(trx, runs)));
+  const inserted = (await insertRunsOf(trx, runs)).map((run) => run.id);
+  const needJobs = stepNew && inserted.length <= MAX_STEPPED_AT_START ? await stepNew(inserted) : inserted;
+  await queue.sendMany(trx, QUEUES.run, runJobs(needJobs.map((id) => ({ id }))));
 
   const broadcasts = executions.filter((e) => e.list_id !== null);
   const lists =
@@ -135,7 +145,20 @@ export async function startExecutions(trx: Db, queue: Queue, executionIds: strin
         r.kind === 'object' ? [{ execution: e, objectType: r.objectType, objectId: r.objectId }] : [],
       ),
     );
-  if (named.length === 0) return;
+  if (named.length > 0) await startFanOuts(trx, queue, named);
+  // Last: the workflow rows stay locked until the commit, and trigger batches of one workflow queue on them.
+  await markWorkflowsExecuted(
+    trx,
+    executions.flatMap((e) => (e.workflow_id === null ? [] : [{ workflowId: e.workflow_id, at: e.created_at }])),
+  );
+}
+
+/** Each named object's first fan-out page. */
+async function startFanOuts(
+  trx: Db,
+  queue: Queue,
+  named: { execution: { id: string; workspace_id: number }; objectType: string; objectId: string }[],
+) {
   const objects = await findObjectsOf(
     trx,
     named.map(({ execution, objectType, objectId }) => ({ workspaceId: execution.workspace_id, objectType, objectId })),

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { startExecutions } from '../../src/engine/recipients.js';
+import { stepNewRuns } from '../../src/engine/runner.js';
+import { testRenderer } from '../support/engine.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
 import { insertExecutions, type NewExecution } from '../../src/repositories/executions.js';
@@ -170,5 +172,89 @@ describe('batched trigger jobs', () => {
         retry_count: 0,
       });
     expect((await messages(t, ws, `?execution_id=${bad.id}`)).meta.count).toBe(0);
+  });
+
+  it('a trigger’s runs take their first step in the trigger job’s transaction: no run job; started twice, nothing twice', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'direct', [inbox()]);
+    const accepted = await baseCall(t, ws)('POST', '/trigger/', { workflow: 'direct', recipients: ['solo'] });
+    expect(accepted.statusCode).toBe(202);
+    const executionId = accepted.json().message_id as string;
+    await settledMessages(t, ws, executionId, 1);
+    const run = await t()
+      .db.selectFrom('workflow_runs')
+      .select(['id', 'status'])
+      .where('execution_id', '=', executionId)
+      .executeTakeFirstOrThrow();
+    expect(run.status).toBe('completed');
+    const schema = t().engineRuntime!.schema;
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from ${sql.table(`${schema}.job`)} where name = ${QUEUES.run}
+      and id = ${jobId('run', run.id, 'start')}::uuid`.execute(t().db);
+    expect(rows[0]!.n).toBe(0);
+
+    // The trigger job done again (its completion lost): the run exists, so nothing is stepped or sent again.
+    const workflow = await workflowId(t, ws, 'direct');
+    const again = execution(workflow.id, 'direct', [user('twice')]);
+    await insertExecutions(t().db, ws.workspaceId, [again]);
+    const deps = {
+      db: t().db,
+      queue: t().engineRuntime!.queue,
+      now: Date.now,
+      httpTimeoutMs: 1000,
+      render: testRenderer,
+    };
+    for (let i = 0; i < 2; i += 1)
+      await t()
+        .db.transaction()
+        .execute((trx) => startExecutions(trx, deps.queue, [again.id], (ids) => stepNewRuns(deps, trx, ids)));
+    const settled = await settledMessages(t, ws, again.id, 1);
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toMatchObject({ status: 'delivered' });
+  });
+
+  it('a first step that fails rolls its batch back; each trigger is then started alone and the others run', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'steady', [inbox()]);
+    const workflow = await workflowId(t, ws, 'steady');
+    const good = Array.from({ length: 4 }, (_, i) => execution(workflow.id, 'steady', [user(`s-${i}`)]));
+    // The database refuses this run's step (its saved position), in the batch and in its run job.
+    const broken = execution(workflow.id, 'steady', [user('broken-step')]);
+    await sql`create function refuse_broken_step() returns trigger language plpgsql as $$
+      begin
+        if new.distinct_id = 'broken-step' then raise exception 'refused for the test'; end if;
+        return new;
+      end $$`.execute(t().db);
+    await sql`create trigger refuse_broken_step before update on workflow_runs
+      for each row execute function refuse_broken_step()`.execute(t().db);
+    const all = [good[0]!, broken, ...good.slice(1)];
+    const queue = t().engineRuntime!.queue;
+    await t()
+      .db.transaction()
+      .execute(async (trx) => {
+        await insertExecutions(trx, ws.workspaceId, all);
+        await queue.sendMany(
+          trx,
+          QUEUES.trigger,
+          all.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+        );
+      });
+    for (const e of good) await settledMessages(t, ws, e.id, 1);
+    const run = await waitFor(
+      () =>
+        t()
+          .db.selectFrom('workflow_runs')
+          .select(['id', 'status'])
+          .where('execution_id', '=', broken.id)
+          .executeTakeFirst(),
+      10_000,
+      'the broken trigger’s run',
+    );
+    expect(run.status).toBe('running');
+    expect((await messages(t, ws, `?execution_id=${broken.id}`)).meta.count).toBe(0);
+    await sql`drop trigger refuse_broken_step on workflow_runs`.execute(t().db);
+    await sql`drop function refuse_broken_step()`.execute(t().db);
+    // Its run job, retried, now takes the step.
+    expect(await settledMessages(t, ws, broken.id, 1, 20_000)).toHaveLength(1);
   });
 });
