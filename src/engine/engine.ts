@@ -41,6 +41,12 @@ export interface EngineOptions {
 const BATCH_SIZE = 10;
 /** Trigger and run jobs come in larger batches: each batch shares one transaction and set-based reads and writes. */
 const RUN_BATCH_SIZE = 100;
+/**
+ * Trigger batches one at a time per worker: triggers arriving while a batch runs make the next batch
+ * larger instead of starting small ones beside it (each woken by its own NOTIFY), which would share
+ * the cores and queue on the workflow rows they mark (BENCHMARKS.md, "Engine").
+ */
+const TRIGGER_CONCURRENCY = 1;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
@@ -94,25 +100,29 @@ export class Engine {
     const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
       db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
     );
-    await queue.work<{ executionId: string }>(QUEUES.trigger, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
-      try {
-        // The batch's new runs take their first step in the same transaction: no run job, no second fetch.
-        await db.transaction().execute((trx) =>
-          startExecutions(
-            trx,
-            queue,
-            jobs.map((job) => job.data.executionId),
-            (runIds) => stepNewRuns(runner, trx, runIds),
-          ),
-        );
-      } catch (error) {
-        // One bad trigger or first step must not hold back the others: each trigger is started on its
-        // own, its runs handed to run jobs as before, and only a failing one is retried.
-        this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
-        return oneTrigger(jobs);
-      }
-      return jobs.map((job) => ({ id: job.id, status: 'completed' as const }));
-    });
+    await queue.work<{ executionId: string }>(
+      QUEUES.trigger,
+      BATCH(TRIGGER_CONCURRENCY, RUN_BATCH_SIZE),
+      async (jobs) => {
+        try {
+          // The batch's new runs take their first step in the same transaction: no run job, no second fetch.
+          await db.transaction().execute((trx) =>
+            startExecutions(
+              trx,
+              queue,
+              jobs.map((job) => job.data.executionId),
+              (runIds) => stepNewRuns(runner, trx, runIds),
+            ),
+          );
+        } catch (error) {
+          // One bad trigger or first step must not hold back the others: each trigger is started on its
+          // own, its runs handed to run jobs as before, and only a failing one is retried.
+          this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
+          return oneTrigger(jobs);
+        }
+        return jobs.map((job) => ({ id: job.id, status: 'completed' as const }));
+      },
+    );
     await queue.work<FanoutJob>(
       QUEUES.fanout,
       BATCH(concurrency),
