@@ -52,8 +52,9 @@ export const ConfigSchema = Type.Object({
   /** Subscribers read per fan-out page. */
   ENGINE_FANOUT_PAGE_SIZE: Integer({ default: 500, minimum: 1, maximum: 10_000 }),
   /**
-   * Recipient-chosen destinations (web push endpoints, incoming webhook URLs on channel entries) may be loopback or
-   * private addresses; link-local (cloud metadata) stays refused unless listed below (docs/channels.md).
+   * Recipient-chosen destinations (web push endpoints, incoming webhook URLs on channel entries) and the workflow HTTP
+   * nodes' URLs may be loopback or private addresses; link-local (cloud metadata) stays refused unless listed below
+   * (docs/channels.md).
    */
   OUTBOUND_ALLOW_PRIVATE: Type.Boolean({ default: false }),
   /** Comma-separated host names, IP addresses and CIDR ranges such destinations may always be. */

@@ -3,6 +3,7 @@ import { badRequest, HttpError, unavailable } from '../errors.js';
 import { MAX_RECORDS, RecordError, readTriggerRecord, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import { cancelExecutions } from '../services/triggers.js';
+import { shortErrors } from '../schemas/common.js';
 import {
   CancelBodySchema,
   CancelResultSchema,
@@ -80,14 +81,15 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/workflow_run/cancel/',
     {
-      config,
+      // The anchor documents `{code, message}` for this call's 400, as for the broadcast cancel.
+      config: { errorShape: 'short' as const },
       schema: {
         tags: ['triggers'],
         operationId: 'cancelWorkflowRuns',
         summary:
           'Cancel the runs matching every given filter (execution_id, recipients, idempotency_key, workflow_slug, cancellation_key)',
         body: CancelBodySchema,
-        response: { 200: CancelResultSchema, ...failErrors(400, 401) },
+        response: { 200: CancelResultSchema, ...shortErrors(400, 401) },
       },
     },
     async (request) => {
@@ -101,7 +103,7 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       };
       if (Object.values(filter).every((value) => value === undefined))
         throw badRequest(
-          'name at least one of execution_id, recipients, idempotency_key, workflow_slug, cancellation_key',
+          'at least one filter is required: execution_id, recipients, idempotency_key, workflow_slug, cancellation_key',
         );
       const ids = await app.db
         .transaction()

@@ -1,10 +1,11 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /**
  * Where Herald may send a request whose destination a recipient chose (docs/channels.md, "Outbound destinations",
- * ours): a web push subscription's `endpoint` and an incoming webhook URL on a user's or object's channel entry.
+ * ours): a web push subscription's `endpoint` and an incoming webhook URL on a user's or object's channel entry;
+ * and the URL of a workflow's HTTP node (httpapi_webhook, httpapi_fetch), shaped by workflow editors and data.
  * Those come from the base API and from the browser (the web SDK registers push subscriptions), so without a guard
  * anyone who can set a channel could make Herald call the cloud metadata service or an internal admin port.
  *
@@ -144,6 +145,32 @@ export function urlRefusal(url: string, policy: OutboundPolicy): DestinationRefu
   if (!net.isIP(host)) return undefined;
   const reason = addressRefusal(host, policy);
   return reason ? new DestinationRefused(reason) : undefined;
+}
+
+/** The guard's refusal, wherever fetch wrapped it (as the cause of "fetch failed"). */
+function destinationRefusalIn(error: unknown): DestinationRefused | undefined {
+  for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
+    if (at instanceof DestinationRefused) return at;
+  return undefined;
+}
+
+/**
+ * A request that goes out only where the policy allows: refused before any connection when the URL names a refused
+ * IP address, and on connecting when its host resolves to one (throws DestinationRefused, nothing is sent).
+ * Redirects are not followed: a redirect naming an IP literal would reach it without a lookup.
+ */
+export async function fetchGuarded(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string | Uint8Array; signal: AbortSignal },
+  policy: OutboundPolicy,
+): Promise<Response> {
+  const refusal = urlRefusal(url, policy);
+  if (refusal) throw refusal;
+  try {
+    return (await undiciFetch(url, { ...init, redirect: 'manual', dispatcher: policy.agent })) as unknown as Response;
+  } catch (error) {
+    throw destinationRefusalIn(error) ?? error;
+  }
 }
 
 type LookupCallback = (error: Error | null, address: string | dns.LookupAddress[], family?: number) => void;

@@ -1,8 +1,10 @@
 import { clockMinutes, isTimeZone, WEEKDAYS } from './calendar.js';
 import { parseDuration } from './durations.js';
-import { isTrivialJsonnet } from './jsonnet.js';
+import { isHttpNodeValue, isTrivialJsonnet } from './jsonnet.js';
 import { isExpression } from './paths.js';
-import { LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
+import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
+import { isReservedEventName } from '../schemas/events.js';
+import { EVENT_NAME_MAX_LENGTH, LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 
 /**
  * Commit-time rules of the time and flow nodes (issue #18): what each needs so the engine can run
@@ -28,7 +30,7 @@ export const FLOW_NODE_TYPES = [
   'invokeworkflow',
 ] as const;
 
-const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams', 'inbox'];
+const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 const LIST_ID = new RegExp(LIST_ID_PATTERN);
 const WORKFLOW_SLUG = new RegExp(WORKFLOW_SLUG_PATTERN);
 
@@ -41,6 +43,30 @@ const jsonnetErrors = (here: string, name: string, value: unknown, required: boo
     ? []
     : [`${here}: ${name} must be JSON or a path such as data.x or $recipient.x (full JSONNET is not supported)`];
 };
+
+/** An HTTP node's `url`, `headers`, `query_params` and `body` (docs/engine.md, "JSONNET"). */
+export function httpNodeErrors(here: string, get: (name: string) => unknown): string[] {
+  const errors: string[] = [];
+  const beyond = (at: string) =>
+    `${here}: ${at} must be JSON, a path such as data.x or $recipient.x, or plain text (full JSONNET is not supported)`;
+  const url = get('url');
+  if (typeof url !== 'string' || !/^https?:\/\//.test(url.trim().replace(/^"|"$/g, '')))
+    errors.push(`${here}: url must be an http(s) URL`);
+  else if (!isHttpNodeValue(url)) errors.push(beyond('url'));
+  for (const name of ['headers', 'query_params']) {
+    const pairs = get(name);
+    if (!Array.isArray(pairs)) continue;
+    pairs.forEach((pair, i) => {
+      if (!isObject(pair)) return;
+      for (const part of ['key', 'value'])
+        if (typeof pair[part] === 'string' && !isHttpNodeValue(pair[part]))
+          errors.push(beyond(`${name}[${i}].${part}`));
+    });
+  }
+  const body = get('body');
+  if (typeof body === 'string' && body !== '' && !isHttpNodeValue(body)) errors.push(beyond('body'));
+  return errors;
+}
 
 const userSelectionErrors = (here: string, selection: unknown) =>
   !Array.isArray(selection) || selection.length === 0 || selection.some((s) => s !== 'actor' && s !== 'recipient')
@@ -67,11 +93,24 @@ function smartRoutingErrors(here: string, get: (name: string) => unknown): strin
   const mandatory = get('mandatory_channels');
   if (mandatory !== undefined && mandatory !== null && !listed(mandatory))
     errors.push(`${here}: mandatory_channels must list channels among ${CHANNELS.join(', ')}`);
-  if (get('success_is_event') === true)
-    errors.push(`${here}: success_is_event is not supported by this engine; success must be a message status`);
+  const isEvent = get('success_is_event');
   const success = get('success');
-  if (success !== undefined && success !== 'delivered' && success !== 'seen' && success !== 'interacted')
-    errors.push(`${here}: success must be delivered, seen or interacted`);
+  if (isEvent !== undefined && isEvent !== null && typeof isEvent !== 'boolean')
+    errors.push(`${here}: success_is_event must be true or false`);
+  else if (isEvent === true) {
+    // The event as `POST /event/` stores it: an event under a reserved name could never arrive.
+    if (
+      typeof success !== 'string' ||
+      success.length === 0 ||
+      success.length > EVENT_NAME_MAX_LENGTH ||
+      success.trim() !== success ||
+      isReservedEventName(success)
+    )
+      errors.push(
+        `${here}: success must name the success event when success_is_event is true (1 to ${EVENT_NAME_MAX_LENGTH} characters, no surrounding spaces, not starting with $ or ss_)`,
+      );
+  } else if (success !== undefined && success !== 'delivered' && success !== 'seen' && success !== 'interacted')
+    errors.push(`${here}: success must be delivered, seen or interacted (or an event name with success_is_event)`);
   const ttl = get('ttl_value');
   const routed = Array.isArray(channels)
     ? channels.filter((c) => !(Array.isArray(mandatory) && mandatory.includes(c))).length
@@ -267,10 +306,8 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
     const errors: string[] = [];
     const method = get('http_method') ?? 'GET';
     if (method !== 'GET') errors.push(`${here}: http_method must be GET`);
-    const url = get('url');
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url.replace(/^"|"$/g, '')))
-      errors.push(`${here}: url must be an http(s) URL`);
-    return errors;
+    // A fetch never sends a body: whatever it holds is not read.
+    return [...errors, ...httpNodeErrors(here, (name) => (name === 'body' ? undefined : get(name)))];
   }
   if (type === 'objectoperation_addsubscription' || type === 'objectoperation_removesubscription') {
     const errors: string[] = [];
@@ -278,6 +315,9 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
       const value = get(name);
       if (typeof value !== 'string' || value.trim() === '') errors.push(`${here}: ${name} must be a non-empty string`);
     }
+    const properties = get('subscription_properties');
+    if (type === 'objectoperation_addsubscription' && typeof properties === 'string')
+      errors.push(...jsonnetErrors(here, 'subscription_properties', properties, false));
     return [...errors, ...userSelectionErrors(here, get('user_selection'))];
   }
   if (type === 'transform') {
@@ -295,6 +335,10 @@ export function flowNodeErrors(type: string, here: string, get: (name: string) =
       if (v.value_lang !== undefined && v.value_lang !== 'jsonnet' && v.value_lang !== 'handlebars')
         errors.push(`${at}.value_lang must be jsonnet or handlebars`);
       if (typeof v.value !== 'string' || v.value === '') errors.push(`${at}.value must be a non-empty string`);
+      else if (v.value_lang !== 'handlebars' && !isTrivialJsonnet(v.value))
+        errors.push(
+          `${at}.value must be JSON or a path such as data.x or $recipient.x (full JSONNET is not supported)`,
+        );
       return errors;
     });
   }

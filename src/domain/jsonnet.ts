@@ -34,3 +34,14 @@ export function isTrivialJsonnet(text: string): boolean {
     return /^(data|\.|\$[a-z_]+)([.\w$-]*)$/.test(dotted);
   }
 }
+
+/**
+ * Whether an HTTP node's value (url, header, query parameter, body) is one it can read: the trivial JSONNET, or
+ * (ours) plain text with none of JSONNET's expression syntax — no quotes, brackets, braces, parentheses or `+`, not
+ * opening with a keyword or `std.` — which the node sends as written (`https://example.com/hook`, `Bearer k1`).
+ */
+export function isHttpNodeValue(text: string): boolean {
+  if (isTrivialJsonnet(text)) return true;
+  const source = text.trim();
+  return !/["'{}[\]()+]/.test(source) && !/^((local|function|if|import|importstr|self|super)\b|std\.)/.test(source);
+}

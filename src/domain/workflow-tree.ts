@@ -1,7 +1,8 @@
 import { conditionsErrors } from './expressions.js';
-import { FLOW_NODE_TYPES, flowNodeErrors, rateLimitErrors } from './flow-node-rules.js';
+import { FLOW_NODE_TYPES, flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
 import { parseDuration } from './durations.js';
 import { isExpression } from './paths.js';
+import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 
 /**
  * The workflow tree as the engine reads it (docs/spec/engine.md §3): what each node type needs,
@@ -26,17 +27,7 @@ export const DELIVERY_NODE_CHANNELS: Record<string, readonly string[]> = {
   send_slack: ['slack'],
   send_ms_teams: ['ms_teams'],
 };
-export const ALL_CHANNELS = [
-  'email',
-  'sms',
-  'whatsapp',
-  'androidpush',
-  'iospush',
-  'webpush',
-  'slack',
-  'ms_teams',
-  'inbox',
-];
+export const ALL_CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 export const SUPPORTED_NODE_TYPES = [
   ...Object.keys(DELIVERY_NODE_CHANNELS),
   'send_multi_channel',
@@ -189,9 +180,7 @@ function nodeErrors(node: Record<string, unknown>, at: string): string[] {
     const method = field(node, 'http_method') ?? 'POST';
     if (!HTTP_METHODS.includes(String(method)))
       errors.push(`${here}: http_method must be one of ${HTTP_METHODS.join(', ')}`);
-    const url = field(node, 'url');
-    if (typeof url !== 'string' || !/^https?:\/\//.test(url.replace(/^"|"$/g, '')))
-      errors.push(`${here}: url must be an http(s) URL`);
+    errors.push(...httpNodeErrors(here, (name) => field(node, name)));
   }
   return errors;
 }

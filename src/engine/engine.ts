@@ -26,7 +26,10 @@ export interface EngineOptions {
   secretBox: Sealer;
   render: Renderer;
   providers: ProviderRegistry;
-  /** Where recipient-chosen destinations may be (channels/outbound.ts); the default policy when absent. */
+  /**
+   * Where recipient-chosen destinations and the workflow HTTP nodes' URLs may be (channels/outbound.ts); the
+   * default policy when absent.
+   */
   outbound?: OutboundPolicy;
   log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
   now?: () => number;
@@ -95,6 +98,8 @@ export class Engine {
       queue,
       now: this.now,
       httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
+      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
+      log: this.options.log,
       render: (request: Parameters<Renderer>[0], handle: Db) => render(request, handle),
     };
     const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery } from 'kysely';
 import { PgBoss, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
 import type { Db } from '../db/database.js';
+import { PROVIDER_CHANNELS, type ProviderChannel } from '../schemas/delivery-channels.js';
 
 /**
  * The durable queue: pg-boss, in the same database as everything else (docs/engine.md, "The queue").
@@ -26,21 +27,11 @@ export const QUEUES = {
 } as const;
 
 /**
- * The channels delivered through a provider. Each has its own delivery queue, so a slow or failing
- * provider holds only its own channel's slots and backlog: the other channels' deliveries neither
- * wait behind its jobs nor for its timeouts.
+ * A delivery queue per provider channel, so a slow or failing provider holds only its own channel's
+ * slots and backlog: the other channels' deliveries neither wait behind its jobs nor for its timeouts.
  */
-export const PROVIDER_CHANNELS = [
-  'email',
-  'sms',
-  'whatsapp',
-  'androidpush',
-  'iospush',
-  'webpush',
-  'slack',
-  'ms_teams',
-] as const;
-type DeliveryQueueName = `herald-deliver-${(typeof PROVIDER_CHANNELS)[number]}`;
+export { PROVIDER_CHANNELS };
+type DeliveryQueueName = `herald-deliver-${ProviderChannel}`;
 export const deliveryQueue = (channel: string): QueueName =>
   (PROVIDER_CHANNELS as readonly string[]).includes(channel)
     ? (`herald-deliver-${channel}` as DeliveryQueueName)

@@ -1,3 +1,4 @@
+import { DestinationRefused, type OutboundPolicy } from '../channels/outbound.js';
 import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
@@ -23,6 +24,9 @@ export interface RunnerDeps {
   queue: Queue;
   now: () => number;
   httpTimeoutMs: number;
+  /** Where the HTTP nodes may call (src/channels/outbound.ts). */
+  outbound: OutboundPolicy;
+  log: { error(object: object, message: string): void };
   /** Renders inbox messages in the step (src/engine/run-scope.ts). */
   render: StepRenderer;
 }
@@ -119,6 +123,7 @@ async function step(
       deliveryFacts,
       writeMessages: (messages) => scope.writeMessages(run, recipient, namespaces, messages),
       httpTimeoutMs: deps.httpTimeoutMs,
+      outbound: deps.outbound,
     };
     const result = await handler(context);
     if (result.kind === 'next') position = nextPosition(tree, position);
@@ -157,6 +162,13 @@ async function storeCall(trx: Db, runId: string, position: Position, output: Rec
   return true;
 }
 
+/** Ends the run at its outside call, failed, unless another worker already moved it on. */
+async function failCall(trx: Db, runId: string, position: Position) {
+  const run = await lockRun(trx, runId);
+  if (!run || run.status !== 'running' || !samePosition(run.position, position)) return;
+  await saveRunProgress(trx, runId, { status: 'failed', position });
+}
+
 /** One run's step in its own transaction. */
 const stepOne = (deps: RunnerDeps, runId: string, job?: HandledJob) =>
   deps.db.transaction().execute(async (trx) => {
@@ -169,8 +181,17 @@ const stepOne = (deps: RunnerDeps, runId: string, job?: HandledJob) =>
 /** After a step stopped at an outside call: the call, its answer stored, and the next steps, until the run waits or ends. */
 async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutcome, job?: HandledJob) {
   while (outcome) {
-    const output = await outcome.perform();
     const current = outcome;
+    let output: Record<string, unknown>;
+    try {
+      output = await current.perform();
+    } catch (error) {
+      // A destination the outbound policy refuses stays refused: the run fails rather than being retried.
+      if (!(error instanceof DestinationRefused)) throw error;
+      deps.log.error({ err: error, run_id: runId }, 'outside call refused by the outbound policy; the run fails');
+      await deps.db.transaction().execute((trx) => failCall(trx, runId, current.position));
+      return;
+    }
     const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, current.position, output));
     if (!moved) return;
     outcome = await stepOne(deps, runId, job);

@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 
-/** Runs waiting in branch_waituntil nodes for a recipient's event (migrations/2026-11-26T80-flow.ts). */
+/**
+ * Runs waiting for a recipient's event (migrations/2026-11-26T80-flow.ts): in branch_waituntil nodes, and
+ * smart routings whose success is an event.
+ */
 
 export async function insertEventWait(
   trx: Db,

@@ -7,9 +7,8 @@ export type WorkflowVersionRow = Selectable<WorkflowVersionsTable>;
 /** A version as read through to_json: its timestamp arrives as a string. */
 export type WorkflowVersionRecord = Omit<WorkflowVersionRow, 'committed_at'> & { committed_at: Date | string };
 
-const VERSION_COLUMNS = [
-  'workflow_id',
-  'version_no',
+/** What a commit copies from the draft (the workflow row) into the version. */
+const VERSIONED_COLUMNS = [
   'name',
   'description',
   'category',
@@ -18,6 +17,12 @@ const VERSION_COLUMNS = [
   'tags',
   'tree',
   'payload_schema',
+] as const;
+
+const VERSION_COLUMNS = [
+  'workflow_id',
+  'version_no',
+  ...VERSIONED_COLUMNS,
   'commit_message',
   'committed_at',
   'committed_by',
@@ -48,20 +53,7 @@ export async function commitWorkflowDraft(
 ) {
   const version = await trx
     .insertInto('workflow_versions')
-    .columns([
-      'workflow_id',
-      'version_no',
-      'name',
-      'description',
-      'category',
-      'trigger_type',
-      'trigger_events',
-      'tags',
-      'tree',
-      'payload_schema',
-      'commit_message',
-      'committed_by',
-    ])
+    .columns(['workflow_id', 'version_no', ...VERSIONED_COLUMNS, 'commit_message', 'committed_by'])
     .expression((eb) =>
       eb
         .selectFrom('workflows')
@@ -70,14 +62,7 @@ export async function commitWorkflowDraft(
           sql<number>`(select coalesce(max(v.version_no), 0) + 1 from workflow_versions v where v.workflow_id = workflows.id)`.as(
             'version_no',
           ),
-          'name',
-          'description',
-          'category',
-          'trigger_type',
-          'trigger_events',
-          'tags',
-          'tree',
-          'payload_schema',
+          ...VERSIONED_COLUMNS,
           sql<string | null>`${input.commitMessage}::text`.as('commit_message'),
           sql`${JSON.stringify(input.actor)}::jsonb`.as('committed_by'),
         ])

@@ -1,5 +1,10 @@
-/** Delivery channels, as the workflow tree's `send_*` nodes and the message record name them. */
-export const DELIVERY_CHANNELS = [
+/**
+ * The channels, defined once: the workflow tree's `send_*` nodes, templates, vendors, the message
+ * record and the delivery queues all name them from here.
+ */
+
+/** The channels delivered through a provider (a vendor configures each; each has its own delivery queue). */
+export const PROVIDER_CHANNELS = [
   'email',
   'sms',
   'whatsapp',
@@ -8,6 +13,9 @@ export const DELIVERY_CHANNELS = [
   'webpush',
   'slack',
   'ms_teams',
-  'inbox',
 ] as const;
+export type ProviderChannel = (typeof PROVIDER_CHANNELS)[number];
+
+/** Every delivery channel: the provider channels and the in-app inbox, which Herald delivers itself. */
+export const DELIVERY_CHANNELS = [...PROVIDER_CHANNELS, 'inbox'] as const;
 export type DeliveryChannel = (typeof DELIVERY_CHANNELS)[number];

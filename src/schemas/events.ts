@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ref } from './common.js';
 import { EditOperationSchema } from './entity-operations.js';
+import { EVENT_NAME_MAX_LENGTH } from './identifiers.js';
 import { DistinctIdSchema } from './users.js';
 
 /** Event names starting with `$` or `ss_` belong to the platform (docs/spec/compat.md). */
@@ -21,7 +22,11 @@ const Env = Type.String({ maxLength: 256, description: 'the workspace key the SD
 
 export const TrackRecordSchema = Type.Object(
   {
-    event: Type.String({ minLength: 1, maxLength: 256, description: 'not starting with $ or ss_ (reserved)' }),
+    event: Type.String({
+      minLength: 1,
+      maxLength: EVENT_NAME_MAX_LENGTH,
+      description: 'not starting with $ or ss_ (reserved)',
+    }),
     distinct_id: DistinctIdSchema,
     properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     $insert_id: Type.Optional(InsertId),

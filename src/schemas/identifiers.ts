@@ -14,6 +14,8 @@ export const WORKSPACE_SLUG_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}[a-z0-9]$|^[a-z0
 export const WORKSPACE_SLUG_MAX_LENGTH = 64;
 export const WORKFLOW_SLUG_PATTERN = '^[a-z0-9_-]{1,255}$';
 export const WORKFLOW_SLUG_MAX_LENGTH = 255;
+/** A tracked event's name (`POST /event/`). */
+export const EVENT_NAME_MAX_LENGTH = 256;
 /** Ours: a subscriber list id, 1 to 128 characters without spaces or slashes, case-sensitive. */
 export const LIST_ID_PATTERN = '^[^\\s/]{1,128}$';
 export const CATEGORY_SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';

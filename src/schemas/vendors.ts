@@ -1,18 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, WorkspaceParamsSchema } from './common.js';
+import { PROVIDER_CHANNELS } from './delivery-channels.js';
 
 /** Vendors: a workspace's configured providers per channel (docs/spec/engine.md §7, ours). */
 
-export const VENDOR_CHANNELS = [
-  'email',
-  'sms',
-  'whatsapp',
-  'androidpush',
-  'iospush',
-  'webpush',
-  'slack',
-  'ms_teams',
-] as const;
+/** A vendor serves one provider channel. */
+export const VENDOR_CHANNELS = PROVIDER_CHANNELS;
 /** Keys of `config` that hold secrets: encrypted at rest, shown as MASK on every read. */
 export const SECRET_CONFIG_KEYS = ['password', 'auth_token', 'private_key', 'secret', 'api_key', 'access_token', 'key'];
 export const MASK = '********';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateJsonnet, isTrivialJsonnet } from '../../src/domain/jsonnet.js';
+import { evaluateJsonnet, isHttpNodeValue, isTrivialJsonnet } from '../../src/domain/jsonnet.js';
 import type { Namespaces } from '../../src/domain/paths.js';
 
 /** The trivial JSONNET the nodes evaluate (docs/engine.md, "JSONNET"). */
@@ -34,5 +34,26 @@ describe('the trivial JSONNET', () => {
       expect(isTrivialJsonnet(text)).toBe(true);
     for (const text of ['{a: 1}', 'data.x + 1', 'std.length(data.items)', 'local x = 1; x', 'plan'])
       expect(isTrivialJsonnet(text)).toBe(false);
+  });
+
+  it('lets the HTTP nodes take plain text as written, and nothing that needs a full JSONNET', () => {
+    for (const text of [
+      '"https://api.example.com/hook"',
+      'https://api.example.com/hook?x=1&y=2',
+      'Bearer abc.def=',
+      'localized',
+      'data["$recipient"].id',
+      '{"a": 1}',
+    ])
+      expect(isHttpNodeValue(text)).toBe(true);
+    for (const text of [
+      '"https://api.example.com/hook?id=" + data["$recipient"].id',
+      '"Bearer " + data["$tenant"].api_key',
+      '{a: data.x}',
+      'std.join(",", data.items)',
+      'local x = 1; x',
+      "'single'",
+    ])
+      expect(isHttpNodeValue(text)).toBe(false);
   });
 });

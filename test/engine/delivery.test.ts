@@ -109,6 +109,7 @@ describe('the delivery decision and the webhook provider', () => {
     });
     const delivery = receiver.received.find((r) => r.body.message_id === message!.message_id)!;
     expect(delivery.signatureValid).toBe(true);
+    expect(delivery.idempotencyKey).toBe(message!.message_id);
     expect(delivery.body).toMatchObject({
       channel: 'email',
       execution_id: message!.execution_id,
@@ -192,6 +193,11 @@ describe('the delivery decision and the webhook provider', () => {
     const quickAt = receiver.received.find((r) => r.body.message_id === byUser.quick.message_id)!.at;
     const slowRetryAt = receiver.received.filter((r) => r.body.message_id === byUser.slow.message_id)[1]!.at;
     expect(quickAt).toBeLessThan(slowRetryAt);
+    // Every attempt of one message carries its message_id as the idempotency key.
+    for (const id of ['slow', 'flaky', 'throttled']) {
+      const attempts = receiver.received.filter((r) => r.body.message_id === byUser[id].message_id);
+      expect(attempts.map((r) => r.idempotencyKey)).toEqual([byUser[id].message_id, byUser[id].message_id]);
+    }
   });
 
   it('fails a permanent refusal at once and gives up after 8 attempts, keeping the provider’s answer', async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { testRenderer } from '../support/engine.js';
+import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { advanceRun } from '../../src/engine/runner.js';
 import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
 import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
@@ -55,6 +56,8 @@ describe('a resume job that arrives early', () => {
       queue: t().engineRuntime!.queue,
       now: clock.now,
       httpTimeoutMs: 1000,
+      outbound: DEFAULT_OUTBOUND,
+      log: { error: () => undefined },
       render: testRenderer,
     };
     await advanceRun(deps, run.id, { id: scheduled!.id, due });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../management/config-helpers.js';
 import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
@@ -8,7 +9,8 @@ import { runOf } from './flow-helpers.js';
 
 /** httpapi_fetch (docs/engine.md, "httpapi_fetch"): a GET to a local server; its answer feeds later steps. */
 describe('the httpapi_fetch node', () => {
-  const t = useTestApp({}, { engine: {} });
+  // The HTTP nodes call a local server: the outbound policy must allow it (src/channels/outbound.ts).
+  const t = useTestApp({}, { engine: { engine: { outbound: outboundPolicy({ allowedHosts: '127.0.0.1' }) } } });
   let server: http.Server;
   let base = '';
   const calls: { method: string; url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];

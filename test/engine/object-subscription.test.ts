@@ -87,7 +87,15 @@ describe('the object subscription nodes', () => {
       name: 'bad-sub',
       category: 'order-updates',
       trigger_type: 'api',
-      tree: { nodes: [node('objectoperation_addsubscription', { object_type: 'teams', user_selection: ['boss'] })] },
+      tree: {
+        nodes: [
+          node('objectoperation_addsubscription', {
+            object_type: 'teams',
+            user_selection: ['boss'],
+            subscription_properties: '{role: data.role}',
+          }),
+        ],
+      },
     });
     const commit = await config.commitWorkflow('bad-sub');
     expect(commit.statusCode).toBe(400);
@@ -95,5 +103,8 @@ describe('the object subscription nodes', () => {
       'tree.nodes[0] (objectoperation_addsubscription): object_id must be a non-empty string',
     );
     expect(commit.json().message).toContain('user_selection must list actor and/or recipient');
+    expect(commit.json().message).toContain(
+      'tree.nodes[0] (objectoperation_addsubscription): subscription_properties must be JSON or a path such as data.x or $recipient.x (full JSONNET is not supported)',
+    );
   });
 });

@@ -150,6 +150,97 @@ describe('the smart channel routing node', () => {
     }
   });
 
+  describe('with an event as its success (success_is_event)', () => {
+    let insert = 0;
+    const track = async (ws: WorkspaceFixture, distinct_id: string, event: string) => {
+      const response = await baseCall(t, ws)('POST', '/event/', { event, distinct_id, $insert_id: `sre-${++insert}` });
+      expect(response.statusCode).toBe(202);
+    };
+    const paid = (fields: Record<string, unknown> = {}) =>
+      smart({ channels: ['inbox', 'sms'], success: 'order_paid', success_is_event: true, ttl_value: '1h', ...fields });
+    const waitOf = (runId: string) =>
+      t()
+        .db.selectFrom('workflow_event_waits')
+        .select(['status', 'event_name'])
+        .where('run_id', '=', runId)
+        .executeTakeFirst();
+    const sentTo = (channel: string, id: string) =>
+      receiver.received.filter(
+        (r) => (r.body as { channel?: string }).channel === channel && JSON.stringify(r.body).includes(id),
+      );
+
+    it("stops at the recipient's event tracked after the routing began, not at another's, another name or an earlier one", async () => {
+      const ws = await workspace();
+      await user(ws, 'sre-a');
+      await liveWorkflow(t, ws, 'paid-stops', [
+        paid({ mandatory_channels: ['email'] }),
+        node('send_inbox', { template: 'after' }),
+      ]);
+      // Tracked before the routing began: it does not count.
+      await track(ws, 'sre-a', 'order_paid');
+      const id = (await trigger(t, ws, { workflow: 'paid-stops', recipients: ['sre-a'] })).json().message_id;
+      const run = await waitingRun(id);
+      expect(await settled(ws, id, 2)).toEqual([
+        { channel: 'email', status: 'sent_by_vendor', reason: null },
+        { channel: 'inbox', status: 'delivered', reason: null },
+      ]);
+      // (A delivery attempt that timed out on a loaded machine may reach the receiver twice: counted as messages.)
+      await waitFor(async () => sentTo('email', 'sre-a').length > 0);
+      await track(ws, 'sre-other', 'order_paid');
+      await track(ws, 'sre-a', 'order_shipped');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await runOf(t, id)).toMatchObject({ status: 'waiting', resume_at: run.resume_at });
+
+      // The event wakes the run at once (no clock moved): the routing ends, sms is never tried.
+      await track(ws, 'sre-a', 'order_paid');
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed', 10_000, 'the run after the event');
+      expect((await stepMessages(ws, id)).map((m) => m.channel)).toEqual(['email', 'inbox', 'inbox']);
+      expect(sentTo('sms', 'sre-a')).toHaveLength(0);
+      expect(await waitOf(run.id)).toEqual({ status: 'matched', event_name: 'order_paid' });
+    });
+
+    it('goes on to the next channel after the TTL share when the event does not come', async () => {
+      const ws = await workspace();
+      await user(ws, 'sre-b');
+      await liveWorkflow(t, ws, 'paid-escalates', [paid({ mandatory_channels: ['email'] })]);
+      const id = (await trigger(t, ws, { workflow: 'paid-escalates', recipients: ['sre-b'] })).json().message_id;
+      const run = await waitingRun(id);
+      await settled(ws, id, 2);
+      try {
+        clock.jumpTo(run.resume_at!.getTime());
+        expect(await makeRunJobsDue(t, run.id)).toBe(1);
+        await waitFor(async () => (await runOf(t, id))?.status === 'completed');
+        expect((await settled(ws, id, 3)).map((m) => m.channel)).toEqual(['email', 'inbox', 'sms']);
+        await waitFor(async () => sentTo('sms', 'sre-b').length > 0);
+        // The routing is over: its wait no longer collects events, and a late one changes nothing.
+        expect(await waitOf(run.id)).toEqual({ status: 'timed_out', event_name: 'order_paid' });
+        await track(ws, 'sre-b', 'order_paid');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(await stepMessages(ws, id)).toHaveLength(3);
+      } finally {
+        clock.reset();
+      }
+    });
+
+    it('keeps waiting for the event across a restart of every worker', async () => {
+      const ws = await workspace();
+      await user(ws, 'sre-c');
+      await liveWorkflow(t, ws, 'paid-outage', [paid()]);
+      const id = (await trigger(t, ws, { workflow: 'paid-outage', recipients: ['sre-c'] })).json().message_id;
+      const run = await waitingRun(id);
+      await settled(ws, id, 1);
+      // Every worker stops; the event is tracked while none runs, and the fresh worker acts on it.
+      const outage = t().engineRuntime!.restart(2500);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await track(ws, 'sre-c', 'order_paid');
+      await outage;
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed', 15_000, 'the run after the restart');
+      expect((await stepMessages(ws, id)).map((m) => m.channel)).toEqual(['inbox']);
+      expect(sentTo('sms', 'sre-c')).toHaveLength(0);
+      expect(await waitOf(run.id)).toEqual({ status: 'matched', event_name: 'order_paid' });
+    });
+  });
+
   it('refuses a node it cannot route, naming the node and the field', async () => {
     const ws = await engineWorkspace(t);
     const refusal = async (fields: Record<string, unknown>) => {
@@ -168,8 +259,26 @@ describe('the smart channel routing node', () => {
       `${at}: success must be delivered, seen or interacted`,
     );
     expect(
-      await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success: 'paid', success_is_event: true }),
-    ).toContain(`${at}: success_is_event is not supported`);
+      await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success: 'paid', success_is_event: 'yes' }),
+    ).toContain(`${at}: success_is_event must be true or false`);
+    for (const success of [undefined, '', '$app_opened', 'ss_paid', ' paid', 'x'.repeat(257)])
+      expect(await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success, success_is_event: true })).toContain(
+        `${at}: success must name the success event when success_is_event is true`,
+      );
+    // An event name is a success only with success_is_event.
+    expect(await refusal({ channels: ['email', 'sms'], ttl_value: '1h', success: 'paid' })).toContain(
+      `${at}: success must be delivered, seen or interacted`,
+    );
+    const accepted = await commitOutcome(t, ws, 'event-smart', [
+      node('send_smart_channel_routing', {
+        template: 'alert',
+        channels: ['email', 'sms'],
+        ttl_value: '1h',
+        success: 'order_paid',
+        success_is_event: true,
+      }),
+    ]);
+    expect(accepted.status).toBe(202);
     expect(await refusal({ channels: ['email'], mandatory_channels: ['pager'] })).toContain(
       `${at}: mandatory_channels must list`,
     );

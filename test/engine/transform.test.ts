@@ -47,6 +47,10 @@ describe('the transform node', () => {
               { key: 'a', value: '1' },
               { key: 'a', value: '2' },
               { key: 'b', value_lang: 'python', value: 'x' },
+              // Beyond the trivial JSONNET (docs/engine.md, "JSONNET"): refused at commit, never failing a run later.
+              { key: 'c', value_lang: 'jsonnet', value: 'data.order.total * 2' },
+              { key: 'd', value: 'std.length(data.items)' },
+              { key: 'e', value_lang: 'handlebars', value: '{{a}} + b' },
             ],
           }),
         ],
@@ -55,6 +59,12 @@ describe('the transform node', () => {
     const commit = await config.commitWorkflow('bad-tf');
     expect(commit.statusCode).toBe(400);
     expect(commit.json().message).toContain("tree.nodes[0] (transform): variables[1].key 'a' is set twice");
-    expect(commit.json().message).toContain('variables[2].value_lang must be jsonnet or handlebars');
+    const message = commit.json().message as string;
+    expect(message).toContain('variables[2].value_lang must be jsonnet or handlebars');
+    for (const i of [3, 4])
+      expect(message).toContain(
+        `tree.nodes[0] (transform): variables[${i}].value must be JSON or a path such as data.x or $recipient.x (full JSONNET is not supported)`,
+      );
+    expect(message).not.toContain('variables[5]');
   });
 });

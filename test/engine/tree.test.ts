@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../management/config-helpers.js';
 import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from './helpers.js';
@@ -10,7 +11,8 @@ const when = (variable: string, op: string, value: string, variable_ns = '') => 
 ];
 
 describe('the workflow tree', () => {
-  const t = useTestApp({}, { engine: {} });
+  // The HTTP nodes call a local server: the outbound policy must allow it (src/channels/outbound.ts).
+  const t = useTestApp({}, { engine: { engine: { outbound: outboundPolicy({ allowedHosts: '127.0.0.1' }) } } });
   let server: http.Server;
   let apiUrl = '';
   const calls: { url: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
@@ -153,5 +155,40 @@ describe('the workflow tree', () => {
     expect(commit.json().message).toContain(
       "tree.nodes[1] (made_up): node type 'made_up' is not supported by this engine",
     );
+  });
+
+  it("refuses an HTTP node's JSONNET beyond what the engine reads, naming the node and the field", async () => {
+    const ws = await engineWorkspace(t);
+    const config = configClient(t, ws);
+    await config.postWorkflow('full-jsonnet', {
+      name: 'full-jsonnet',
+      category: 'order-updates',
+      trigger_type: 'api',
+      tree: {
+        nodes: [
+          node('httpapi_webhook', {
+            http_method: 'POST',
+            // The anchor's own example: a concatenation, which the trivial JSONNET does not evaluate.
+            url: '"https://api.example.com/webhook?id=" + data["$recipient"].id',
+            headers: [{ key: '"authorization"', value: '"Bearer " + data["$tenant"].api_key' }],
+            query_params: [{ key: 'plan', value: 'std.asciiUpper(data.plan)' }],
+            body: '{order: data.order_id}',
+          }),
+          node('httpapi_fetch', {
+            url: 'https://api.example.com/profile',
+            query_params: [{ key: 'id', value: '.id' }],
+          }),
+        ],
+      },
+    });
+    const commit = await config.commitWorkflow('full-jsonnet');
+    expect(commit.statusCode).toBe(400);
+    const message = commit.json().message as string;
+    for (const at of ['url', 'headers[0].value', 'query_params[0].value', 'body'])
+      expect(message).toContain(
+        `tree.nodes[0] (httpapi_webhook): ${at} must be JSON, a path such as data.x or $recipient.x, or plain text (full JSONNET is not supported)`,
+      );
+    expect(message).not.toContain('headers[0].key');
+    expect(message).not.toContain('tree.nodes[1]');
   });
 });

@@ -4,6 +4,7 @@ import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { startExecutions } from '../../src/engine/recipients.js';
 import { stepNewRuns } from '../../src/engine/runner.js';
+import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { testRenderer } from '../support/engine.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
@@ -202,6 +203,8 @@ describe('batched trigger jobs', () => {
       queue: t().engineRuntime!.queue,
       now: Date.now,
       httpTimeoutMs: 1000,
+      outbound: DEFAULT_OUTBOUND,
+      log: { error: () => {} },
       render: testRenderer,
     };
     for (let i = 0; i < 2; i += 1)

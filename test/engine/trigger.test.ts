@@ -161,10 +161,25 @@ describe('triggers', () => {
       inbox('second'),
     ]);
     const call = baseCall(t, ws);
-    expect((await call('POST', '/v1/workflow_run/cancel/', {})).json()).toEqual({
-      status: 'fail',
-      message: 'name at least one of execution_id, recipients, idempotency_key, workflow_slug, cancellation_key',
+    // The anchor documents `{code, message}` for this call's 400 (its example: "at least one filter is required: …").
+    const none = await call('POST', '/v1/workflow_run/cancel/', {});
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toEqual({
+      code: 400,
+      message:
+        'at least one filter is required: execution_id, recipients, idempotency_key, workflow_slug, cancellation_key',
     });
+    const malformed = await call('POST', '/v1/workflow_run/cancel/', { recipients: 'ada' });
+    expect(malformed.statusCode).toBe(400);
+    expect(Object.keys(malformed.json()).sort()).toEqual(['code', 'message']);
+    expect(malformed.json().code).toBe(400);
+    const anonymous = await t().app.inject({
+      method: 'POST',
+      url: '/v1/workflow_run/cancel/',
+      payload: { execution_id: 'x' },
+    });
+    expect(anonymous.statusCode).toBe(401);
+    expect(Object.keys(anonymous.json()).sort()).toEqual(['code', 'message']);
     const { message_id } = (
       await trigger(t, ws, { workflow: 'later', recipients: ['ada'], cancellation_key: 'cart-1' })
     ).json();

@@ -21,7 +21,8 @@ const DELIVERIES_IN_FLIGHT_PER_WORKER = 4 * 10;
  * finish. Every (run, step, channel) is recorded once, and reaches the sink: counted there by its
  * message_id, every one arrives, none is missing. A delivery the killed worker had sent but not yet
  * recorded is sent again (the provider call and its record cannot be one transaction); those
- * redeliveries carry the same message_id, are counted, and are bounded by what a worker holds.
+ * redeliveries carry the same message_id and idempotency-key, are counted, and are bounded by what a
+ * worker holds; a receiver that keeps the keys it has handled processes each message once.
  */
 describe.runIf(DATABASE_URL)('workers killed (SIGKILL) in the middle of a fan-out', () => {
   it(
@@ -112,6 +113,11 @@ describe.runIf(DATABASE_URL)('workers killed (SIGKILL) in the middle of a fan-ou
         expect(pairs.size).toBe(RECIPIENTS * 2);
         expect(receiver.received.every((r) => r.signatureValid)).toBe(true);
         expect(redelivered).toBeLessThanOrEqual(KILLS * DELIVERIES_IN_FLIGHT_PER_WORKER);
+        // A redelivery carries the idempotency key of the first: a receiver that keeps the keys it has
+        // handled (as docs/channels.md asks) processes every message exactly once.
+        expect(receiver.received.every((r) => r.idempotencyKey === r.body.message_id)).toBe(true);
+        const processedByKey = new Set(receiver.received.map((r) => r.idempotencyKey));
+        expect(processedByKey.size).toBe(sent.rows.length);
 
         recordFigures('worker-kill-fanout', {
           recipients: RECIPIENTS,
@@ -123,6 +129,7 @@ describe.runIf(DATABASE_URL)('workers killed (SIGKILL) in the middle of a fan-ou
           'message ids at the sink': atSink.size,
           'messages lost': lost,
           'redeliveries (same message_id again)': redelivered,
+          'messages processed by a receiver keeping idempotency keys (each once)': processedByKey.size,
           'seconds from 202 to the last delivery': Math.round(finishedMs / 100) / 10,
         });
       } finally {

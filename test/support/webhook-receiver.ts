@@ -13,6 +13,8 @@ export interface ReceivedDelivery {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the posted JSON, read freely by assertions
   body: Record<string, any>;
   signatureValid: boolean;
+  /** The `idempotency-key` header: the same on every attempt of one message. */
+  idempotencyKey: string;
   at: number;
 }
 
@@ -30,7 +32,12 @@ export async function startWebhookReceiver(secret: string) {
       const signatureValid =
         signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected));
       const body = JSON.parse(raw) as ReceivedDelivery['body'];
-      received.push({ body, signatureValid, at: Date.now() });
+      received.push({
+        body,
+        signatureValid,
+        idempotencyKey: String(request.headers['idempotency-key'] ?? ''),
+        at: Date.now(),
+      });
       const who = body.recipient?.distinct_id ?? body.recipient?.id ?? '';
       const answer = plans.get(who)?.shift() ?? { status: 200 };
       const reply = () => {

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { fetch as guardedFetch } from 'undici';
-import { DestinationRefused, urlRefusal, type OutboundPolicy } from '../outbound.js';
+import { DestinationRefused, fetchGuarded, type OutboundPolicy } from '../outbound.js';
 import {
   outcomeFromHttpStatus,
   outcomeFromNetworkError,
@@ -97,32 +96,19 @@ export async function exchange(
   deadline: ReturnType<typeof attemptDeadline>,
   outbound?: OutboundPolicy,
 ): Promise<{ ok: true; answer: HttpAnswer } | { ok: false; outcome: DeliveryOutcome }> {
-  const refusal = outbound && urlRefusal(url, outbound);
-  if (refusal) return { ok: false, outcome: refused(refusal.message) };
   try {
-    const request = {
-      method: init.method ?? 'POST',
-      headers: init.headers,
-      body: init.body,
-      signal: deadline.signal,
-      redirect: 'manual',
-    } as const;
+    const request = { method: init.method ?? 'POST', headers: init.headers, body: init.body, signal: deadline.signal };
     const response = outbound
-      ? ((await guardedFetch(url, { ...request, dispatcher: outbound.agent })) as unknown as Response)
-      : await fetch(url, request);
+      ? await fetchGuarded(url, request, outbound)
+      : await fetch(url, { ...request, redirect: 'manual' });
     const text = await readCapped(response);
     return { ok: true, answer: { status: response.status, headers: response.headers, body: parseBody(text) } };
   } catch (error) {
-    const destination = refusalIn(error);
-    return { ok: false, outcome: destination ? refused(destination.message) : deadline.outcomeOf(error) };
+    return {
+      ok: false,
+      outcome: error instanceof DestinationRefused ? refused(error.message) : deadline.outcomeOf(error),
+    };
   }
-}
-
-/** The guard's refusal, wherever fetch wrapped it (as the cause of "fetch failed"). */
-function refusalIn(error: unknown): DestinationRefused | undefined {
-  for (let at = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth += 1)
-    if (at instanceof DestinationRefused) return at;
-  return undefined;
 }
 
 /** An answer's body, read no further than 64 KiB: a provider's answer is short, and a hostile endpoint's is not kept. */

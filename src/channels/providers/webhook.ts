@@ -13,7 +13,9 @@ import { withoutSecrets } from './shared.js';
  * The `webhook` provider (docs/spec/engine.md §7): any channel, delivered as a signed JSON POST to
  * the workspace's own endpoint. The receiver checks `x-herald-signature` =
  * `sha256=<hex HMAC-SHA256(secret, timestamp + "." + raw body)>`, with `x-herald-timestamp` in
- * Unix seconds, and answers any 2xx to accept.
+ * Unix seconds, and answers any 2xx to accept. Every attempt of one message carries the same
+ * `idempotency-key` (its message_id): delivery is at-least-once, and a receiver that remembers the
+ * keys it has handled processes each message once (docs/channels.md, "Any channel: `webhook`").
  */
 
 const ConfigSchema = Type.Object(
@@ -53,6 +55,7 @@ export const webhookProvider: Provider = withoutSecrets({
         headers: {
           ...config.headers,
           'content-type': 'application/json',
+          'idempotency-key': request.messageId,
           'x-herald-timestamp': timestamp,
           'x-herald-signature': signWebhook(config.secret, timestamp, body),
         },

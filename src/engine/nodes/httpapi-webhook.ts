@@ -1,3 +1,4 @@
+import { fetchGuarded } from '../../channels/outbound.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import type { NodeHandler } from './types.js';
@@ -7,6 +8,9 @@ import type { NodeHandler } from './types.js';
  * `output_key` (or merged at the data's root) for the steps after it. Values are JSONNET on the
  * platform; here (ours) a value is plain JSON or text, or a quoted string, or a path such as
  * `data.x` / `.x` / `$recipient.x` read from the run. A failed call fails the step, and the job is retried.
+ * The URL goes through the outbound guard (src/channels/outbound.ts), as the trigger's data may shape it: a
+ * destination the policy refuses is never called and fails the run (src/engine/runner.ts). Redirects are not
+ * followed.
  */
 
 const stringValue = (raw: unknown, namespaces: Namespaces): string => {
@@ -64,7 +68,11 @@ export const httpapiWebhook: NodeHandler = async (context) => {
   return {
     kind: 'call',
     perform: async () => {
-      const response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetchGuarded(
+        url.href,
+        { method, headers, body, signal: AbortSignal.timeout(timeoutMs) },
+        context.outbound,
+      );
       const text = await response.text();
       if (!response.ok)
         throw new Error(`httpapi_webhook ${context.nodeRef}: ${url.origin} answered ${response.status}`);

@@ -1,3 +1,4 @@
+import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import { addSubscriptions, removeSubscriptions } from '../../services/subscriptions.js';
@@ -9,7 +10,7 @@ import type { NodeHandler, RunContext } from './types.js';
  * recipient and/or actor (`user_selection`) to the object `object_type`/`object_id`, through the
  * same code as the objects API, in the run step's transaction. With `is_object_id_dynamic` the two
  * are templates whose `{{path}}` parts are read from the run (`{{project}}`, `{{$recipient.team}}`).
- * `subscription_properties` is JSON (the trivial JSONNET). (ours) A missing object that the node may
+ * `subscription_properties` is the trivial JSONNET (src/domain/jsonnet.ts) giving an object. (ours) A missing object that the node may
  * not create leaves nothing to do, and the run goes on.
  */
 
@@ -41,15 +42,11 @@ function objectRef(context: RunContext) {
   return { objectType: read('object_type'), objectId: read('object_id') };
 }
 
-function subscriptionProperties(raw: unknown): Record<string, unknown> {
+function subscriptionProperties(raw: unknown, namespaces: Namespaces): Record<string, unknown> {
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) return raw as Record<string, unknown>;
   if (typeof raw !== 'string' || raw.trim() === '') return {};
-  try {
-    const value = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
-  } catch {
-    return {};
-  }
+  const value = evaluateJsonnet(raw, namespaces);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 export const objectAddSubscription: NodeHandler = async (context) => {
@@ -64,7 +61,7 @@ export const objectAddSubscription: NodeHandler = async (context) => {
     run.workspace_id,
     ref,
     users,
-    subscriptionProperties(field(context.node, 'subscription_properties')),
+    subscriptionProperties(field(context.node, 'subscription_properties'), context.namespaces),
   );
   return { kind: 'next' };
 };

@@ -1,17 +1,23 @@
 import { parseDuration } from '../../domain/durations.js';
 import { ALL_CHANNELS, field } from '../../domain/workflow-tree.js';
+import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { findStepMessages } from '../../repositories/messages.js';
 import { deliver, multiChannels } from './delivery.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandler, NodeResult, RunContext } from './types.js';
 
 /**
  * `send_smart_channel_routing`: its template on one channel after another (`channels`, else
- * `channels_expr`, in list order) until a routed channel's message reaches `success`; the
- * `mandatory_channels` are sent at once, whatever happens. After each channel actually sent the run
- * waits `ttl_value / (n − 1)` (n: the channels routed) as a scheduled job and comes back to the node;
- * a channel the decision refuses (no identity, preferences, no vendor …) is recorded as refused and
- * the next one is tried at once. Channels never tried leave no message. A step that runs again records
- * nothing twice: messages are unique per (run, step, channel), and what was sent is read back from them.
+ * `channels_expr`, in list order) until the routing succeeds; the `mandatory_channels` are sent at
+ * once, whatever happens. After each channel actually sent the run waits `ttl_value / (n − 1)` (n: the
+ * channels routed) as a scheduled job and comes back to the node; a channel the decision refuses (no
+ * identity, preferences, no vendor …) is recorded as refused and the next one is tried at once.
+ * Channels never tried leave no message. A step that runs again records nothing twice: messages are
+ * unique per (run, step, channel), and what was sent is read back from them.
+ *
+ * Success is a routed channel's message reaching `success`, or with `success_is_event` the recipient
+ * tracking the event named by `success` after the routing began. That event is waited for as
+ * branch_waituntil waits (a `workflow_event_waits` row, src/engine/event-waits.ts): only events stored
+ * after the node was entered are appended to it, and one wakes the run at once.
  */
 
 /** The statuses that count as `success` (docs/spec/engine.md §3). */
@@ -21,18 +27,51 @@ const SUCCESS: Record<string, readonly string[]> = {
   interacted: ['clicked'],
 };
 
+/** The success event's wait: whether the event came, and how to end the wait when the routing ends. */
+async function successEvent(context: RunContext, eventName: string, ttlMs: number) {
+  const { trx, run, nodeRef, now } = context;
+  const wait = await findEventWait(trx, run.id, nodeRef);
+  if (!wait && run.distinct_id !== null)
+    await insertEventWait(trx, {
+      runId: run.id,
+      nodeRef,
+      workspaceId: run.workspace_id,
+      distinctId: run.distinct_id,
+      eventName,
+      timeoutAt: new Date(now + ttlMs),
+    });
+  const arrived = wait !== undefined && (wait.status === 'matched' || (wait.events as unknown[]).length > 0);
+  return {
+    arrived,
+    // Settled, a wait no longer collects events: a later one cannot wake the run at another node.
+    end: async (outcome: 'matched' | 'timed_out') => {
+      if (run.distinct_id !== null) await settleEventWait(trx, run.id, nodeRef, outcome);
+    },
+  };
+}
+
 export const sendSmartChannelRouting: NodeHandler = async (context) => {
   const { node, run, now } = context;
-  const success = SUCCESS[String(field(node, 'success') ?? 'delivered')] ?? SUCCESS.delivered!;
   const listed = field(node, 'mandatory_channels');
   const mandatory = Array.isArray(listed) ? listed.filter((c): c is string => ALL_CHANNELS.includes(c as string)) : [];
   const routed = multiChannels(context).filter((channel) => !mandatory.includes(channel));
-  const spacing = routed.length > 1 ? (parseDuration(field(node, 'ttl_value')) ?? 0) / (routed.length - 1) : 0;
+  const ttl = parseDuration(field(node, 'ttl_value')) ?? 0;
+  const spacing = routed.length > 1 ? ttl / (routed.length - 1) : 0;
 
   const recorded = await findStepMessages(context.trx, run.id, context.nodeRef);
-  // Mandatory channels go out whatever happens; only the routed ones decide (a mandatory inbox,
-  // delivered at once, would otherwise end every routing with success `delivered`).
-  if (recorded.some((m) => routed.includes(m.channel) && success.includes(m.status))) return { kind: 'next' };
+  const eventName = field(node, 'success_is_event') === true ? String(field(node, 'success')) : undefined;
+  const event = eventName === undefined ? undefined : await successEvent(context, eventName, ttl);
+  const done = async (outcome: 'matched' | 'timed_out'): Promise<NodeResult> => {
+    await event?.end(outcome);
+    return { kind: 'next' };
+  };
+  if (event?.arrived) return done('matched');
+  if (!event) {
+    const success = SUCCESS[String(field(node, 'success') ?? 'delivered')] ?? SUCCESS.delivered!;
+    // Mandatory channels go out whatever happens; only the routed ones decide (a mandatory inbox,
+    // delivered at once, would otherwise end every routing with success `delivered`).
+    if (recorded.some((m) => routed.includes(m.channel) && success.includes(m.status))) return done('matched');
+  }
   if (mandatory.length > 0) await deliver(context, mandatory);
   const tried = new Set(recorded.map((m) => m.channel));
   const pending = routed.filter((channel) => !tried.has(channel));
@@ -41,9 +80,8 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
     // Sent: on its way to a provider, or an inbox message already stored by the step.
     if ((message?.status !== 'to_be_triggered' && message?.status !== 'delivered') || spacing <= 0) continue;
     // The last channel is not waited for: nothing comes after it.
-    return index < pending.length - 1
-      ? { kind: 'wait', until: new Date(now + spacing), again: true }
-      : { kind: 'next' };
+    if (index < pending.length - 1) return { kind: 'wait', until: new Date(now + spacing), again: true };
+    return done('timed_out');
   }
-  return { kind: 'next' };
+  return done('timed_out');
 };

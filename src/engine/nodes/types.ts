@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from '../../channels/outbound.js';
 import type { Trx } from '../../db/database.js';
 import type { Namespaces } from '../../domain/paths.js';
 import type { Position } from '../../domain/workflow-tree.js';
@@ -25,6 +26,8 @@ export interface RunContext {
   writeMessages(messages: NewMessage[]): Promise<RecordedMessage[]>;
   /** Timeout of an httpapi_webhook call. */
   httpTimeoutMs: number;
+  /** Where the HTTP nodes may call (src/channels/outbound.ts). */
+  outbound: OutboundPolicy;
 }
 
 /** A message a step recorded, with the status it was recorded with (an inbox message is already `delivered`). */
