@@ -61,16 +61,16 @@ export interface IntakeCache {
 const SEPARATOR = '\u0000';
 
 /** The workflows that may be triggered (enabled, with a live version), by slug. */
-async function liveWorkflowsOf(trx: Db, workspaceId: number, slugs: string[], cache: IntakeCache | undefined) {
+async function liveWorkflowsOf(db: Db, workspaceId: number, slugs: string[], cache: IntakeCache | undefined) {
   const acceptable = (row: LiveWorkflowRow) => row.is_enabled && row.version_no !== null;
-  if (!cache) return new Map((await findLiveWorkflows(trx, workspaceId, slugs)).map((row) => [row.slug, row]));
+  if (!cache) return new Map((await findLiveWorkflows(db, workspaceId, slugs)).map((row) => [row.slug, row]));
   const prefix = `live_workflow:${workspaceId}${SEPARATOR}`;
   const tags = [workflowsTag(workspaceId), workspaceTag(workspaceId)];
   const found = await cache.lookupMany<LiveWorkflowRow>(
     slugs.map((slug) => prefix + slug),
     async (missing) => {
       const rows = await findLiveWorkflows(
-        trx,
+        db,
         workspaceId,
         missing.map((key) => key.slice(prefix.length)),
       );
@@ -81,15 +81,15 @@ async function liveWorkflowsOf(trx: Db, workspaceId: number, slugs: string[], ca
 }
 
 /** The tenants that exist, of those named. */
-async function tenantsOf(trx: Db, workspaceId: number, tenantIds: string[], cache: IntakeCache | undefined) {
-  if (!cache) return new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
+async function tenantsOf(db: Db, workspaceId: number, tenantIds: string[], cache: IntakeCache | undefined) {
+  if (!cache) return new Set((await findTenantSettings(db, workspaceId, tenantIds)).map((t) => t.tenant_id));
   const prefix = `tenant:${workspaceId}${SEPARATOR}`;
   const tags = [tenantsTag(workspaceId), workspaceTag(workspaceId)];
   const found = await cache.lookupMany<string>(
     tenantIds.map((id) => prefix + id),
     async (missing) => {
       const rows = await findTenantSettings(
-        trx,
+        db,
         workspaceId,
         missing.map((key) => key.slice(prefix.length)),
       );
