@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
-import { MAX_RECORDS, RecordError, readRecipient, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
+import { legacySmartNode, MAX_RECORDS, RecordError, readRecipient, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
+
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import {
   failErrors,
@@ -46,12 +47,16 @@ function readLegacy(value: unknown, at: string): IntakeRecord | Intake {
     const mandatory = Array.isArray(body.delivery?.mandatory_channels)
       ? (body.delivery.mandatory_channels as string[])
       : [];
-    nodes.push({
-      name: body.name,
-      node_type: 'send_multi_channel',
-      template: body.template,
-      ...(mandatory.length ? { channels: mandatory } : {}),
-    });
+    nodes.push(
+      body.delivery?.smart === true
+        ? legacySmartNode(body.name, body.template, body.delivery, mandatory, prefix)
+        : {
+            name: body.name,
+            node_type: 'send_multi_channel',
+            template: body.template,
+            ...(mandatory.length ? { channels: mandatory } : {}),
+          },
+    );
     return {
       workflow: body.name,
       recipients: users,

@@ -12,3 +12,4 @@ export {
 } from '../domain/trigger-records.js';
 export { cancelExecutions } from '../repositories/executions.js';
 export { readBroadcast } from '../domain/broadcasts.js';
+export { legacySmartNode } from '../domain/legacy-workflows.js';

@@ -8,7 +8,8 @@ import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger
 const SECRET = 'whsec-0123456789abcdef';
 
 describe('the delivery decision and the webhook provider', () => {
-  const t = useTestApp({}, { engine: { engine: { retryDelayScale: 0.002, deliveryTimeoutMs: 800 } } });
+  // A 2 s attempt timeout: a quick answer on a loaded CI machine must not time out (the slow one hangs 4 s).
+  const t = useTestApp({}, { engine: { engine: { retryDelayScale: 0.002, deliveryTimeoutMs: 2000 } } });
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   beforeAll(async () => {
     receiver = await startWebhookReceiver(SECRET);
@@ -175,7 +176,7 @@ describe('the delivery decision and the webhook provider', () => {
     await liveWorkflow(t, ws, 'mail', [node('send_email', { template: 'receipt' })]);
     receiver.plan('flaky', [{ status: 503 }, { status: 200 }]);
     receiver.plan('throttled', [{ status: 429, retryAfter: '1' }, { status: 200 }]);
-    receiver.plan('slow', [{ hangMs: 3000, status: 200 }, { status: 200 }]);
+    receiver.plan('slow', [{ hangMs: 4000, status: 200 }, { status: 200 }]);
     const { message_id } = (
       await trigger(t, ws, {
         workflow: 'mail',

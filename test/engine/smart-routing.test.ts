@@ -241,6 +241,74 @@ describe('the smart channel routing node', () => {
     });
   });
 
+  it('runs a legacy trigger with delivery.smart as smart routing: mandatory at once, the cheapest channel, success and time_to_live', async () => {
+    const ws = await workspace();
+    const whatsapp = await configClient(t, ws).inject('POST', '/vendor/', {
+      channel: 'whatsapp',
+      provider: 'webhook',
+      is_default: true,
+      config: { url: receiver.url, secret: SECRET },
+    });
+    expect(whatsapp.statusCode).toBe(201);
+    const call = baseCall(t, ws);
+    const legacy = (delivery: Record<string, unknown>, id: string) =>
+      call('POST', `/${ws.workspaceKey}/trigger/`, {
+        name: 'legacy-smart',
+        template: 'alert',
+        notification_category: 'transactional',
+        users: [{ distinct_id: id, $sms: ['+15555550100'], $whatsapp: ['+15555550101'] }],
+        delivery,
+      });
+    const accepted = await legacy(
+      { smart: true, success: 'seen', time_to_live: '2h', mandatory_channels: ['inbox'] },
+      'sr-legacy',
+    );
+    expect(accepted.statusCode).toBe(202);
+    const id = accepted.json().message_id as string;
+    const run = await waitingRun(id);
+    // One hour is the TTL share of two routed channels over 2h. WhatsApp goes before SMS (cheaper),
+    // although the profile's channel order puts SMS first.
+    expect(run.resume_at!.getTime()).toBeGreaterThan(clock.now() + HOUR - 60_000);
+    expect(await settled(ws, id, 2)).toEqual([
+      { channel: 'inbox', status: 'delivered', reason: null },
+      { channel: 'whatsapp', status: 'sent_by_vendor', reason: null },
+    ]);
+    try {
+      clock.jumpTo(run.resume_at!.getTime());
+      expect(await makeRunJobsDue(t, run.id)).toBe(1);
+      await waitFor(async () => (await runOf(t, id))?.status === 'completed');
+      expect((await settled(ws, id, 3)).map((m) => m.channel)).toEqual(['inbox', 'sms', 'whatsapp']);
+    } finally {
+      clock.reset();
+    }
+
+    // A custom success names an event; interaction is the node's interacted.
+    const event = await legacy({ smart: true, success: 'order_opened' }, 'sr-legacy-2');
+    const interaction = await legacy({ smart: true, success: 'interaction' }, 'sr-legacy-3');
+    const trees = await t()
+      .db.selectFrom('executions')
+      .select(['id', 'tree'])
+      .where('id', 'in', [event.json().message_id, interaction.json().message_id])
+      .execute();
+    const nodeOf = (executionId: string) =>
+      (trees.find((row) => row.id === executionId)!.tree as { nodes: Record<string, unknown>[] }).nodes[0];
+    expect(nodeOf(event.json().message_id)).toMatchObject({
+      node_type: 'send_smart_channel_routing',
+      success: 'order_opened',
+      success_is_event: true,
+      ttl_value: '1h',
+    });
+    expect(nodeOf(interaction.json().message_id)).toMatchObject({ success: 'interacted' });
+    expect(nodeOf(interaction.json().message_id)).not.toHaveProperty('success_is_event');
+
+    const badTtl = await legacy({ smart: true, time_to_live: 'soon' }, 'sr-legacy-4');
+    expect(badTtl.statusCode).toBe(400);
+    expect(badTtl.json().message).toContain('delivery.time_to_live');
+    const badSuccess = await legacy({ smart: true, success: 42 }, 'sr-legacy-5');
+    expect(badSuccess.statusCode).toBe(400);
+    expect(badSuccess.json().message).toContain('delivery.success');
+  });
+
   it('refuses a node it cannot route, naming the node and the field', async () => {
     const ws = await engineWorkspace(t);
     const refusal = async (fields: Record<string, unknown>) => {

@@ -50,11 +50,31 @@ async function successEvent(context: RunContext, eventName: string, ttlMs: numbe
   };
 }
 
+/** Cheapest first (ours: `routing_basis: cost_low_to_high` without a cost table of Herald's own). */
+const CHANNELS_BY_COST = [
+  'inbox',
+  'androidpush',
+  'iospush',
+  'webpush',
+  'slack',
+  'ms_teams',
+  'email',
+  'whatsapp',
+  'sms',
+];
+
+/** The listed channels in list order; without a list, the recipient's channels, cheapest first. */
+function routedChannels(context: RunContext) {
+  const channels = multiChannels(context);
+  const listed = field(context.node, 'channels') !== undefined || field(context.node, 'channels_expr') !== undefined;
+  return listed ? channels : [...channels].sort((a, b) => CHANNELS_BY_COST.indexOf(a) - CHANNELS_BY_COST.indexOf(b));
+}
+
 export const sendSmartChannelRouting: NodeHandler = async (context) => {
   const { node, run, now } = context;
   const listed = field(node, 'mandatory_channels');
   const mandatory = Array.isArray(listed) ? listed.filter((c): c is string => ALL_CHANNELS.includes(c as string)) : [];
-  const routed = multiChannels(context).filter((channel) => !mandatory.includes(channel));
+  const routed = routedChannels(context).filter((channel) => !mandatory.includes(channel));
   const ttl = parseDuration(field(node, 'ttl_value')) ?? 0;
   const spacing = routed.length > 1 ? ttl / (routed.length - 1) : 0;
 
