@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { recordUnhandledError, startTrace } from './test/support/unhandled-errors.js';
 
 /**
  * Longest first, so that two workers finish together. Vitest orders by the durations it cached on
@@ -14,10 +15,17 @@ class FuzzFirst extends BaseSequencer {
   }
 }
 
+// Workers inherit the trace's path: each file's start and end, and each worker's exit.
+startTrace();
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/worker-trace.ts'],
+    // An error outside any test (docs/testing.md, "The 'Unhandled Errors' run"): printed with its
+    // stack, the file and test in progress and the worker, and still failing the run.
+    onUnhandledError: recordUnhandledError,
     pool: 'forks',
     // A worker keeps its modules from one file to the next: loading them again for every file was a
     // third of the suite's CPU, and the routes' compiled schemas are reused (docs/testing.md).

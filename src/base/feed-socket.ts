@@ -21,6 +21,7 @@ const feedRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
 
 // The web SDK asks for a new token (when it can) on exactly this message.
 const WRONG_TOKEN = 'Authentication Error: wrong auth token';
+const CLOSING = 'the server is shutting down; retry shortly';
 
 /**
  * socket.io at /socket.io/ on Fastify's server (docs/channels.md, "Real time"). A connection
@@ -35,11 +36,15 @@ export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource)
     // Auth is the token in the handshake, never a cookie: any page may connect.
     cors: { origin: '*' },
   });
+  let closing = false;
   io.use((socket, next) => {
+    if (closing) return next(new Error(CLOSING));
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
     verifyInboxToken(app.db, { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) })
       .then((subscriber) => {
+        // The check outlived the start of shutdown: a socket joining now would hold the server open.
+        if (closing) return next(new Error(CLOSING));
         const owner = feedOwner(subscriber, { distinct_id: text(auth.distinct_id), tenant_id: text(auth.tenant_id) });
         void socket.join(feedRoom(owner.workspaceId, owner.distinctId, owner.tenantId));
         next();
@@ -50,12 +55,20 @@ export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource)
     const event = readInboxEvent(payload);
     if (event) io.to(feedRoom(event.workspaceId, event.distinctId, event.tenantId)).emit(event.event, event.data);
   });
+  // Fastify's server.close() waits for every open connection, and the onClose hooks run only after
+  // it: every transport is closed here, before it, or shutdown waits on the browsers. That includes a
+  // socket whose handshake was still being checked when this ran, and one arriving meanwhile.
+  io.engine.on('connection', (socket: { close(): void }) => {
+    if (closing) socket.close();
+  });
   app.addHook('preClose', async () => {
+    closing = true;
     io.disconnectSockets(true);
+    // Closes every engine.io client, any namespace (io.close() would close the HTTP server too:
+    // Fastify does that itself).
+    io.engine.close();
   });
   app.addHook('onClose', async () => {
-    // io.close() would close the HTTP server too; Fastify does that itself.
-    io.engine.close();
     io.removeAllListeners();
   });
   return io;

@@ -33,7 +33,10 @@ export class NotifyListener {
 
   async start() {
     if (this.options.pglite) {
-      this.#unlisten = await this.options.pglite.listen(this.options.channel, (payload) => this.#heard(payload));
+      const unlisten = await this.options.pglite.listen(this.options.channel, (payload) => this.#heard(payload));
+      // Stopped while this was under way: stop() had nothing to undo yet.
+      if (this.#stopped) await unlisten().catch(() => {});
+      else this.#unlisten = unlisten;
       return;
     }
     await this.#connect();
@@ -58,6 +61,11 @@ export class NotifyListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${this.options.channel}`);
+      // Stopped while connecting (a reconnect under way): stop() could not see this client yet.
+      if (this.#stopped) {
+        await client.end().catch(() => {});
+        return;
+      }
       this.#client = client;
       this.#delay = 200;
     } catch (error) {

@@ -11,38 +11,75 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+/**
+ * Collects a child's output. Its stdout arrives in chunks that need not end at a line's end (pino
+ * writes asynchronously, many lines per write, and a busy reader gets part of one): only complete
+ * lines are parsed, each once, and a line that is not JSON is kept as text rather than thrown on,
+ * since a throw in a 'data' listener is an uncaught exception (docs/testing.md, "The 'Unhandled
+ * Errors' run").
+ */
+export function collectOutput(child: ChildProcess) {
+  let output = '';
+  let partial = '';
+  const lines: Record<string, unknown>[] = [];
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    output += chunk;
+    const complete = (partial + chunk).split('\n');
+    partial = complete.pop()!;
+    for (const line of complete) {
+      if (!line.startsWith('{')) continue;
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        lines.push({ unparsed: line });
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => {
+    child.on('exit', (code) => resolve(code));
+    // Spawning failed: there is no process to wait for.
+    child.on('error', () => resolve(null));
+  });
+  return { output: () => output, logLines: () => [...lines], exited };
+}
+
 export async function startServer(env: NodeJS.ProcessEnv, startTimeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const logLines = () =>
-    output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const { output, logLines, exited } = collectOutput(child);
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), startTimeoutMs);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output()}`)), startTimeoutMs);
     const check = () => {
       const listening = logLines().find(
         (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at http://127.0.0.1:'),
       );
-      if (listening && output.includes('Herald: base API')) {
+      if (listening && output().includes('Herald: base API')) {
         clearTimeout(timer);
+        child.stdout!.off('data', check);
         resolve(Number(/:(\d+)$/.exec(listening.msg as string)![1]));
       }
     };
     child.stdout!.on('data', check);
-    void exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${output}`)));
+    void exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${output()}`)));
   });
-  return { child, port, output: () => output, logLines, exited };
+  return { child, port, output, logLines, exited };
 }
 
 export interface HttpOutcome {
   status: number | 'refused';
   body: unknown;
   error?: string;
+}
+
+function parseBody(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** One request over its own connection (or the agent given), never throwing: a refused connection is an outcome. */
@@ -74,7 +111,8 @@ export function request(
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+        // Parsed here, not thrown on: a throw in this listener would be an uncaught exception.
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parseBody(text) }));
         res.on('error', (error) => resolve({ status: 'refused', body: null, error: error.message }));
       },
     );
@@ -91,29 +129,22 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, startTimeoutMs 
     env: { ...env, HERALD_ROLE: 'worker' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { output, logLines, exited } = collectOutput(child);
   await new Promise<void>((resolve, reject) => {
     // A worker that never says it started is not left running.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`worker did not start: ${output}`));
+      reject(new Error(`worker did not start: ${output()}`));
     }, startTimeoutMs);
     const check = () => {
-      if (output.includes('Herald worker started')) {
+      if (output().includes('Herald worker started')) {
         clearTimeout(timer);
+        child.stdout!.off('data', check);
         resolve();
       }
     };
     child.stdout!.on('data', check);
-    void exited.then((code) => reject(new Error(`worker exited with ${code} before starting: ${output}`)));
+    void exited.then((code) => reject(new Error(`worker exited with ${code} before starting: ${output()}`)));
   });
-  const logLines = () =>
-    output
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { child, port: 0, output: () => output, logLines, exited };
+  return { child, port: 0, output, logLines, exited };
 }
