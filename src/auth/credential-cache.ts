@@ -48,20 +48,51 @@ export class CredentialCache {
     key: string,
     load: () => Promise<{ value: T; tags: readonly string[] } | undefined>,
   ): Promise<T | undefined> {
-    if (this.active) {
-      const hit = this.#entries.get(key);
-      if (hit && hit.expiresAt > this.#options.now()) {
-        this.#entries.delete(key);
-        this.#entries.set(key, hit);
-        return hit.value as T;
-      }
-      if (hit) this.#entries.delete(key);
-    }
+    const hit = this.#hit(key);
+    if (hit) return hit.value as T;
     const epoch = this.#epoch;
     const found = await load();
     if (found === undefined) return undefined;
     if (this.active && epoch === this.#epoch) this.#store(key, found.value, found.tags);
     return found.value;
+  }
+
+  /**
+   * lookup() for several keys: the cached answers, and one `load` of the keys not cached (a batch's
+   * lookups stay one statement). A key `load` leaves out is not found, and not kept.
+   */
+  async lookupMany<T>(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, { value: T; tags: readonly string[] }>>,
+  ): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    const missing: string[] = [];
+    for (const key of new Set(keys)) {
+      const hit = this.#hit(key);
+      if (hit) found.set(key, hit.value as T);
+      else missing.push(key);
+    }
+    if (missing.length === 0) return found;
+    const epoch = this.#epoch;
+    const loaded = await load(missing);
+    const keep = this.active && epoch === this.#epoch;
+    for (const [key, entry] of loaded) {
+      found.set(key, entry.value);
+      if (keep) this.#store(key, entry.value, entry.tags);
+    }
+    return found;
+  }
+
+  #hit(key: string): Entry | undefined {
+    if (!this.active) return undefined;
+    const hit = this.#entries.get(key);
+    if (hit && hit.expiresAt > this.#options.now()) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit;
+    }
+    if (hit) this.#entries.delete(key);
+    return undefined;
   }
 
   #store(key: string, value: unknown, tags: readonly string[]) {

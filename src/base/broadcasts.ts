@@ -46,14 +46,18 @@ export const broadcastRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (error instanceof RecordError) throw badRequest(error.message);
           throw error;
         }
-        const [result] = await app.db.transaction().execute((trx) =>
-          acceptTriggers(trx, queue, workspaceId, [
+        const [result] = await acceptTriggers(
+          app.db,
+          queue,
+          workspaceId,
+          [
             {
               ...record,
               source: 'broadcast',
               dynamic: { tree: record.tree, category: record.category },
             },
-          ]),
+          ],
+          app.credentials,
         );
         if (!result!.ok) throw new HttpError(result!.status, result!.message);
         return reply.code(202).send({ status: 'success', message: 'Accepted - OK', message_id: result!.executionId });

@@ -112,7 +112,7 @@ export const legacyTriggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (body.length === 0 || body.length > MAX_RECORDS)
           throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
         const records = body.map((record, i) => readLegacy(record, `[${i}]`));
-        const results = await app.db.transaction().execute((trx) => acceptTriggers(trx, queue, workspace.id, records));
+        const results = await acceptTriggers(app.db, queue, workspace.id, records, app.credentials);
         return reply.code(207).send({
           status: 'success',
           records: results.map((result) =>
@@ -126,9 +126,7 @@ export const legacyTriggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         });
       }
-      const [result] = await app.db
-        .transaction()
-        .execute((trx) => acceptTriggers(trx, queue, workspace.id, [readLegacy(body, '')]));
+      const [result] = await acceptTriggers(app.db, queue, workspace.id, [readLegacy(body, '')], app.credentials);
       if (!result!.ok) throw new HttpError(result!.status, result!.message);
       return reply.code(202).send({ message_id: result!.executionId, status: 'success' });
     },

@@ -72,7 +72,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteTenant(app.db, request.workspace.id, request.params.tenant_id);
+      await deleteTenant(app.db, app.credentials, request.workspace.id, request.params.tenant_id);
       return reply.code(204).send(null);
     },
   );

@@ -57,7 +57,7 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           if (body.length === 0 || body.length > MAX_RECORDS)
             throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
           const records = body.map((record, i) => read(record, `[${i}]`));
-          const results = await app.db.transaction().execute((trx) => acceptTriggers(trx, queue, workspaceId, records));
+          const results = await acceptTriggers(app.db, queue, workspaceId, records, app.credentials);
           return reply.code(207).send({
             status: 'success',
             records: results.map((result) =>
@@ -72,7 +72,7 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           });
         }
         const record = read(body);
-        const [result] = await app.db.transaction().execute((trx) => acceptTriggers(trx, queue, workspaceId, [record]));
+        const [result] = await acceptTriggers(app.db, queue, workspaceId, [record], app.credentials);
         if (!result!.ok) throw new HttpError(result!.status, result!.message);
         return reply.code(202).send({ message_id: result!.executionId, status: 'success' });
       },

@@ -4,8 +4,15 @@ import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
-import { fanOutPage, listFanOutPage, startExecution, type FanoutJob, type ListFanoutJob } from './recipients.js';
-import { advanceRun, RUN_BATCH_SIZE, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
+import {
+  fanOutPage,
+  listFanOutPage,
+  startExecution,
+  startExecutions,
+  type FanoutJob,
+  type ListFanoutJob,
+} from './recipients.js';
+import { advanceRun, RUN_BATCH_SIZE, stepNewRuns, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
 
 /**
  * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
@@ -35,6 +42,12 @@ export interface EngineOptions {
 }
 
 const BATCH_SIZE = 10;
+/**
+ * Trigger batches one at a time per worker: triggers arriving while a batch runs make the next batch
+ * larger instead of starting small ones beside it (each woken by its own NOTIFY), which would share
+ * the cores and queue on the workflow rows they mark (BENCHMARKS.md, "Engine").
+ */
+const TRIGGER_CONCURRENCY = 1;
 const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
   ({ localConcurrency: concurrency, batchSize, burstWhenBatchFull: true, perJobResults: true }) as const;
 
@@ -77,12 +90,42 @@ export class Engine {
     const { db, queue } = this.options;
     const concurrency = this.options.concurrency ?? 4;
     const pageSize = this.options.fanoutPageSize ?? 500;
+    const render = this.options.render;
+    const runner = {
+      db,
+      queue,
+      now: this.now,
+      httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
+      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
+      log: this.options.log,
+      render: (request: Parameters<Renderer>[0], handle: Db, memo?: Parameters<Renderer>[2]) =>
+        render(request, handle, memo),
+    };
+    const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
+      db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
+    );
     await queue.work<{ executionId: string }>(
       QUEUES.trigger,
-      BATCH(concurrency),
-      this.handle(QUEUES.trigger, (data) =>
-        db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
-      ),
+      BATCH(TRIGGER_CONCURRENCY, RUN_BATCH_SIZE),
+      async (jobs) => {
+        try {
+          // The batch's new runs take their first step in the same transaction: no run job, no second fetch.
+          await db.transaction().execute((trx) =>
+            startExecutions(
+              trx,
+              queue,
+              jobs.map((job) => job.data.executionId),
+              (runIds) => stepNewRuns(runner, trx, runIds),
+            ),
+          );
+        } catch (error) {
+          // One bad trigger or first step must not hold back the others: each trigger is started on its
+          // own, its runs handed to run jobs as before, and only a failing one is retried.
+          this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
+          return oneTrigger(jobs);
+        }
+        return jobs.map((job) => ({ id: job.id, status: 'completed' as const }));
+      },
     );
     await queue.work<FanoutJob>(
       QUEUES.fanout,
@@ -96,17 +139,6 @@ export class Engine {
         db.transaction().execute((trx) => listFanOutPage(trx, queue, data, pageSize)),
       ),
     );
-    const render = this.options.render;
-    const runner = {
-      db,
-      queue,
-      now: this.now,
-      httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
-      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
-      log: this.options.log,
-      render: (request: Parameters<Renderer>[0], handle: Db, memo?: Parameters<Renderer>[2]) =>
-        render(request, handle, memo),
-    };
     const one = this.handle(QUEUES.run, (data: RunJob, jobId) =>
       advanceRun(runner, data.runId, { id: jobId, due: data.due }),
     );

@@ -1,4 +1,4 @@
-import type { Trx } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { applyUpsert } from '../domain/entity-operations.js';
 import { changeUsers } from '../services/users.js';
 import { newUlid } from '../ids.js';
@@ -12,8 +12,11 @@ import {
   findLiveWorkflows,
   findTenantSettings,
   insertExecutions,
+  insertExecutionsQuery,
+  type LiveWorkflowRow,
   type NewExecution,
 } from '../repositories/executions.js';
+import { tenantsTag, workflowsTag, workspaceTag } from '../domain/credential-tags.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
@@ -42,11 +45,99 @@ export const workflowNotFound = (slug: string) => `workflow '${slug}' not found`
 
 const recipientJson = (recipient: Recipient) => recipient;
 
-export async function acceptTriggers(
-  trx: Trx,
+/**
+ * Where the API keeps the live workflows and tenants triggers name (the credential cache, its
+ * entries dropped by every change to them: services/workflows.ts `changeWorkflows`,
+ * services/tenants.ts). Only acceptable workflows and existing tenants are kept; a refusal is looked
+ * up every time.
+ */
+export interface IntakeCache {
+  lookupMany<T>(
+    keys: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, { value: T; tags: readonly string[] }>>,
+  ): Promise<Map<string, T>>;
+}
+
+const SEPARATOR = '\u0000';
+
+/** The workflows that may be triggered (enabled, with a live version), by slug. */
+async function liveWorkflowsOf(db: Db, workspaceId: number, slugs: string[], cache: IntakeCache | undefined) {
+  const acceptable = (row: LiveWorkflowRow) => row.is_enabled && row.version_no !== null;
+  if (!cache) return new Map((await findLiveWorkflows(db, workspaceId, slugs)).map((row) => [row.slug, row]));
+  const prefix = `live_workflow:${workspaceId}${SEPARATOR}`;
+  const tags = [workflowsTag(workspaceId), workspaceTag(workspaceId)];
+  const found = await cache.lookupMany<LiveWorkflowRow>(
+    slugs.map((slug) => prefix + slug),
+    async (missing) => {
+      const rows = await findLiveWorkflows(
+        db,
+        workspaceId,
+        missing.map((key) => key.slice(prefix.length)),
+      );
+      return new Map(rows.filter(acceptable).map((row) => [prefix + row.slug, { value: row, tags }]));
+    },
+  );
+  return new Map([...found.values()].map((row) => [row.slug, row]));
+}
+
+/** The tenants that exist, of those named. */
+async function tenantsOf(db: Db, workspaceId: number, tenantIds: string[], cache: IntakeCache | undefined) {
+  if (!cache) return new Set((await findTenantSettings(db, workspaceId, tenantIds)).map((t) => t.tenant_id));
+  const prefix = `tenant:${workspaceId}${SEPARATOR}`;
+  const tags = [tenantsTag(workspaceId), workspaceTag(workspaceId)];
+  const found = await cache.lookupMany<string>(
+    tenantIds.map((id) => prefix + id),
+    async (missing) => {
+      const rows = await findTenantSettings(
+        db,
+        workspaceId,
+        missing.map((key) => key.slice(prefix.length)),
+      );
+      return new Map(rows.map((row) => [prefix + row.tenant_id, { value: row.tenant_id, tags }]));
+    },
+  );
+  return new Set(found.values());
+}
+
+/**
+ * A record that writes nothing but its execution and its trigger job: no idempotency key to claim, no
+ * inline user to store, no object or list to hold while it commits.
+ */
+const isPlain = (record: IntakeRecord | Intake) =>
+  'ok' in record ||
+  (record.idempotencyKey === null &&
+    record.listId === undefined &&
+    [...record.recipients, ...(record.actor ? [record.actor] : [])].every(
+      (r) => r.kind === 'user' && (r.transient || !r.inline || Object.keys(r.inline).length === 0),
+    ));
+
+const inTransaction = (db: Db): db is Trx => db.isTransaction;
+
+/**
+ * Accepts a batch on the caller's transaction, or on the pool: a batch of plain records (isPlain) is
+ * then written in one statement, its executions and their trigger jobs together (atomic on its own,
+ * so no BEGIN and COMMIT), and any other batch in a transaction of its own.
+ */
+export function acceptTriggers(
+  db: Db,
   queue: Queue,
   workspaceId: number,
   records: (IntakeRecord | Intake)[],
+  cache?: IntakeCache,
+): Promise<Intake[]> {
+  if (inTransaction(db)) return accept(db, db, queue, workspaceId, records, cache);
+  if (records.every(isPlain)) return accept(db, undefined, queue, workspaceId, records, cache);
+  return db.transaction().execute((trx) => accept(trx, trx, queue, workspaceId, records, cache));
+}
+
+/** `trx` is absent only for a batch of plain records, read and written on the pool. */
+async function accept(
+  db: Db,
+  trx: Trx | undefined,
+  queue: Queue,
+  workspaceId: number,
+  records: (IntakeRecord | Intake)[],
+  cache: IntakeCache | undefined,
 ): Promise<Intake[]> {
   const results: (Intake | undefined)[] = records.map((record) => ('ok' in record ? record : undefined));
   const pending = records
@@ -57,20 +148,20 @@ export async function acceptTriggers(
   };
 
   const slugs = [...new Set(pending.filter(({ record }) => !record.dynamic).map(({ record }) => record.workflow))];
-  const workflows = new Map((await findLiveWorkflows(trx, workspaceId, slugs)).map((row) => [row.slug, row]));
+  const workflows = await liveWorkflowsOf(db, workspaceId, slugs, cache);
   const objectRefs = pending.flatMap(({ record }) =>
     record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
   );
   const objects =
     objectRefs.length > 0
-      ? new Set((await findObjects(trx, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
+      ? new Set((await findObjects(db, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
       : new Set<string>();
   const listIds = [...new Set(pending.flatMap(({ record }) => (record.listId === undefined ? [] : [record.listId])))];
   const lists = new Set(
-    listIds.length > 0 ? (await findListIds(trx, workspaceId, listIds)).map((row) => row.list_id) : [],
+    listIds.length > 0 ? (await findListIds(db, workspaceId, listIds)).map((row) => row.list_id) : [],
   );
   const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
-  const tenants = new Set((await findTenantSettings(trx, workspaceId, tenantIds)).map((t) => t.tenant_id));
+  const tenants = await tenantsOf(db, workspaceId, tenantIds, cache);
 
   const valid = pending.filter(({ record, index }) => {
     const workflow = workflows.get(record.workflow);
@@ -94,7 +185,7 @@ export async function acceptTriggers(
   });
   if (linked.length > 0) {
     const schemas = await findLinkedSchemas(
-      trx,
+      db,
       workspaceId,
       linked.map(({ link }) => ({ schema: link.schema, version_no: link.version_no ?? null })),
     );
@@ -115,12 +206,12 @@ export async function acceptTriggers(
     if (record.idempotencyKey !== null && !firstOfKey.has(record.idempotencyKey))
       firstOfKey.set(record.idempotencyKey, index);
   const claimed = await claimIdempotencyKeys(
-    trx,
+    db,
     workspaceId,
     [...firstOfKey].map(([key, index]) => ({ key, executionId: ids.get(index)! })),
   );
   const held = await findIdempotentExecutions(
-    trx,
+    db,
     workspaceId,
     [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
   );
@@ -140,7 +231,8 @@ export async function acceptTriggers(
         : [],
     ),
   );
-  await changeUsers(trx, workspaceId, changes, { create: true });
+  // Only a transaction stores users (a plain batch has none to store).
+  if (trx) await changeUsers(trx, workspaceId, changes, { create: true });
 
   const executions: NewExecution[] = fresh.map(({ record, index }) => {
     const workflow = record.dynamic
@@ -165,18 +257,19 @@ export async function acceptTriggers(
     };
   });
   const startAfter = new Map(fresh.map(({ record, index }) => [ids.get(index)!, record.startAfter]));
-  await insertExecutions(trx, workspaceId, executions);
-  await queue.sendMany(
-    trx,
-    QUEUES.trigger,
-    executions.map((e) => {
-      const after = startAfter.get(e.id);
-      return {
-        data: { executionId: e.id },
-        options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
-      };
-    }),
-  );
+  const jobs = executions.map((e) => {
+    const after = startAfter.get(e.id);
+    return {
+      data: { executionId: e.id },
+      options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
+    };
+  });
+  if (executions.length > 0 && trx) {
+    await insertExecutions(trx, workspaceId, executions);
+    await queue.sendMany(trx, QUEUES.trigger, jobs);
+  } else if (executions.length > 0) {
+    await queue.sendManyWith(db, QUEUES.trigger, jobs, insertExecutionsQuery(db, workspaceId, executions).compile());
+  }
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];
 }

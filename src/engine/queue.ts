@@ -142,6 +142,31 @@ export class Queue {
     );
   }
 
+  /**
+   * Many jobs and the caller's own insert (`first`, run as a CTE) in one statement: one round trip,
+   * atomic without a transaction, so the jobs exist exactly when the caller's rows do. pg-boss builds
+   * its insert as it does for sendMany; its parameters are renumbered after `first`'s.
+   */
+  async sendManyWith(db: Db, name: QueueName, jobs: { data: object; options?: JobOptions }[], first: CompiledQuery) {
+    const offset = first.parameters.length;
+    const combined: IDatabase = {
+      async executeSql(text: string, values?: unknown[]) {
+        const renumbered = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+        const head = `with herald_first as (${first.sql})`;
+        const sqlText = /^\s*with\s/i.test(renumbered)
+          ? renumbered.replace(/^\s*with\s/i, `${head}, `)
+          : `${head} ${renumbered}`;
+        const result = await db.executeQuery(CompiledQuery.raw(sqlText, [...first.parameters, ...(values ?? [])]));
+        return { rows: [...result.rows] as unknown[] };
+      },
+    } as IDatabase;
+    await this.boss.insert(
+      name,
+      jobs.map((job) => ({ ...job.options, data: job.data })),
+      { db: combined },
+    );
+  }
+
   async work<T extends object>(
     name: QueueName,
     options: WorkOptions,

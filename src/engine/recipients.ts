@@ -2,12 +2,12 @@ import { applyUpsert } from '../domain/entity-operations.js';
 import type { Db } from '../db/database.js';
 import { newUlid } from '../ids.js';
 import type { Recipient } from '../domain/trigger-records.js';
-import { findExecution } from '../repositories/executions.js';
-import { findObjects } from '../repositories/objects.js';
-import { findSubscriberPage, insertRuns, type NewRun } from '../repositories/runs.js';
+import { findExecutions } from '../repositories/executions.js';
+import { findObjectsOf } from '../repositories/objects.js';
+import { findSubscriberPage, insertRuns, insertRunsOf, type NewRun } from '../repositories/runs.js';
 import { findMemberPage } from '../repositories/list-members.js';
-import { findListIds } from '../repositories/subscriber-lists.js';
-import { markWorkflowExecuted } from '../repositories/workflows.js';
+import { findListIdsOf } from '../repositories/subscriber-lists.js';
+import { markWorkflowsExecuted } from '../repositories/workflows.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
 import { RUN_BATCH_SIZE, type RunBatchJob } from './runner.js';
@@ -20,6 +20,9 @@ import { RUN_BATCH_SIZE, type RunBatchJob } from './runner.js';
 
 /** How deep object subscriptions are followed (ours: objects subscribed to objects, then their subscribers). */
 export const MAX_OBJECT_DEPTH = 2;
+
+/** The most new runs a batch of trigger jobs steps in its own transaction; more get run jobs. */
+const MAX_STEPPED_AT_START = 100;
 
 export interface FanoutJob {
   executionId: string;
@@ -88,47 +91,106 @@ async function sendRunBatches(trx: Db, queue: Queue, runs: { id: string }[]) {
 }
 
 /** The trigger job: one run per named recipient, and a fan-out job per object. */
-export async function startExecution(trx: Db, queue: Queue, executionId: string) {
-  const execution = await findExecution(trx, executionId);
-  if (!execution || execution.status === 'cancelled') return;
-  if (execution.workflow_id !== null) await markWorkflowExecuted(trx, execution.workflow_id, execution.created_at);
-  const recipients = execution.recipients as Recipient[];
-  const runs = recipients.map((r) =>
-    r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null),
-  );
-  const inserted = await insertRuns(trx, execution.workspace_id, executionId, runs);
-  await queue.sendMany(trx, QUEUES.run, runJobs(inserted));
-  if (execution.list_id !== null) {
-    const [list] = await findListIds(trx, execution.workspace_id, [execution.list_id]);
-    // A list deleted since the broadcast was accepted has no members left to notify.
-    if (list)
-      await queue.send(
-        trx,
-        QUEUES.listFanout,
-        { executionId, workspaceId: execution.workspace_id, listPk: list.id, after: 0 } satisfies ListFanoutJob,
-        { id: jobId('list-fanout', executionId, list.id, 0) },
-      );
-    return;
-  }
-  const objectRefs = recipients.flatMap((r) =>
-    r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [],
-  );
-  if (objectRefs.length === 0) return;
-  const objects = await findObjects(trx, execution.workspace_id, objectRefs);
-  await queue.sendMany(
-    trx,
-    QUEUES.fanout,
-    objects.map((o) => ({
-      data: {
-        executionId,
-        workspaceId: execution.workspace_id,
-        objectId: o.id,
-        depth: 1,
-        after: 0,
-      } satisfies FanoutJob,
-      options: { id: jobId('fanout', executionId, o.id, 0) },
+export const startExecution = (trx: Db, queue: Queue, executionId: string) =>
+  startExecutions(trx, queue, [executionId]);
+
+/**
+ * Trigger jobs, any number in one transaction (a fetched batch): the executions read, their workflows
+ * marked executed, every named recipient's run inserted and its run job enqueued, each broadcast's
+ * first list page and each object's first fan-out page enqueued, at most eight statements whatever
+ * the batch size. A job done twice inserts no run twice (runs are unique per execution and recipient)
+ * and enqueues nothing twice (derived job ids).
+ */
+export async function startExecutions(
+  trx: Db,
+  queue: Queue,
+  executionIds: string[],
+  /**
+   * What becomes of the runs inserted: by default each gets a run job; `stepNew` steps them here
+   * instead (src/engine/engine.ts) and returns those that still need one.
+   */
+  stepNew?: (runIds: string[]) => Promise<string[]>,
+) {
+  const executions = (await findExecutions(trx, [...new Set(executionIds)]))
+    .filter((e) => e.status !== 'cancelled')
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (executions.length === 0) return;
+  const runs = executions.flatMap((e) =>
+    (e.recipients as Recipient[]).map((r) => ({
+      ...(r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null)),
+      execution_id: e.id,
+      workspace_id: e.workspace_id,
     })),
   );
+  const inserted = (await insertRunsOf(trx, runs)).map((run) => run.id);
+  const needJobs = stepNew && inserted.length <= MAX_STEPPED_AT_START ? await stepNew(inserted) : inserted;
+  await queue.sendMany(trx, QUEUES.run, runJobs(needJobs.map((id) => ({ id }))));
+
+  const broadcasts = executions.filter((e) => e.list_id !== null);
+  const lists =
+    broadcasts.length > 0
+      ? await findListIdsOf(
+          trx,
+          broadcasts.map((e) => ({ workspaceId: e.workspace_id, listId: e.list_id! })),
+        )
+      : [];
+  const listOf = new Map(lists.map((l) => [`${l.workspace_id}\u0000${l.list_id}`, l.id]));
+  // A list deleted since the broadcast was accepted has no members left to notify.
+  await queue.sendMany(
+    trx,
+    QUEUES.listFanout,
+    broadcasts.flatMap((e) => {
+      const listPk = listOf.get(`${e.workspace_id}\u0000${e.list_id}`);
+      return listPk === undefined
+        ? []
+        : [
+            {
+              data: { executionId: e.id, workspaceId: e.workspace_id, listPk, after: 0 } satisfies ListFanoutJob,
+              options: { id: jobId('list-fanout', e.id, listPk, 0) },
+            },
+          ];
+    }),
+  );
+
+  const named = executions
+    .filter((e) => e.list_id === null)
+    .flatMap((e) =>
+      (e.recipients as Recipient[]).flatMap((r) =>
+        r.kind === 'object' ? [{ execution: e, objectType: r.objectType, objectId: r.objectId }] : [],
+      ),
+    );
+  if (named.length > 0) await startFanOuts(trx, queue, named);
+  // Last: the workflow rows stay locked until the commit, and trigger batches of one workflow queue on them.
+  await markWorkflowsExecuted(
+    trx,
+    executions.flatMap((e) => (e.workflow_id === null ? [] : [{ workflowId: e.workflow_id, at: e.created_at }])),
+  );
+}
+
+/** Each named object's first fan-out page. */
+async function startFanOuts(
+  trx: Db,
+  queue: Queue,
+  named: { execution: { id: string; workspace_id: number }; objectType: string; objectId: string }[],
+) {
+  const objects = await findObjectsOf(
+    trx,
+    named.map(({ execution, objectType, objectId }) => ({ workspaceId: execution.workspace_id, objectType, objectId })),
+  );
+  const objectOf = new Map(
+    objects.map((o) => [`${o.workspace_id}\u0000${objectKey(o.object_type, o.object_id)}`, o.id]),
+  );
+  const jobs = new Map<string, { data: FanoutJob; options: { id: string } }>();
+  for (const { execution, objectType, objectId } of named) {
+    const id = objectOf.get(`${execution.workspace_id}\u0000${objectKey(objectType, objectId)}`);
+    if (id === undefined) continue;
+    const job = jobId('fanout', execution.id, id, 0);
+    jobs.set(job, {
+      data: { executionId: execution.id, workspaceId: execution.workspace_id, objectId: id, depth: 1, after: 0 },
+      options: { id: job },
+    });
+  }
+  await queue.sendMany(trx, QUEUES.fanout, [...jobs.values()]);
 }
 
 /**

@@ -211,6 +211,21 @@ export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJ
 }
 
 /**
+ * New runs' first steps, in the caller's transaction (the trigger jobs that made them), with the
+ * batch's set-based reads and writes. Returns the runs whose step stopped at an outside call: those
+ * need a run job, which makes the call after the commit (a retry of that job makes it again).
+ */
+export async function stepNewRuns(deps: RunnerDeps, trx: Trx, runIds: string[]): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const ids = [...runIds].sort();
+  const scope = await batchRunScope(trx, deps, ids);
+  const calling: string[] = [];
+  for (const id of ids) if (await step(deps, trx, id, scope)) calling.push(id);
+  await scope.flush();
+  return calling;
+}
+
+/**
  * Many runs' steps in one transaction (a fetched batch of run jobs): a fixed number of statements
  * for the batch's reads and writes, whatever its size (src/engine/run-scope.ts). Returns what is
  * left to do for each run after the commit: its outside call, if its step stopped at one.

@@ -9,7 +9,7 @@ import {
   WorkflowParamsSchema,
   WorkflowSchema,
 } from '../schemas/workflows.js';
-import { commitWorkflow, enableWorkflow } from '../services/workflows.js';
+import { changeWorkflows, commitWorkflow, enableWorkflow } from '../services/workflows.js';
 
 /** Moving a workflow between states: commit its draft live, enable or disable it. */
 export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,9 +33,9 @@ export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
         commitMessage: request.query.commit_message ?? request.body?.commit_message ?? null,
         actor: actorOf(request),
       };
-      const { shown, known } = await app.db
-        .transaction()
-        .execute((trx) => commitWorkflow(trx, request.workspace.id, request.params.slug, input));
+      const { shown, known } = await changeWorkflows(app.db, app.credentials, request.workspace.id, (trx) =>
+        commitWorkflow(trx, request.workspace.id, request.params.slug, input),
+      );
       return reply.code(202).send(presentShownWorkflow(shown, known));
     },
   );
@@ -55,7 +55,9 @@ export const workflowCommitRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { slug } = request.params;
       const { is_enabled } = request.body;
-      const { shown, known } = await enableWorkflow(app.db, request.workspace.id, slug, is_enabled, actorOf(request));
+      const { shown, known } = await changeWorkflows(app.db, app.credentials, request.workspace.id, (trx) =>
+        enableWorkflow(trx, request.workspace.id, slug, is_enabled, actorOf(request)),
+      );
       return reply.code(202).send(presentShownWorkflow(shown, known));
     },
   );

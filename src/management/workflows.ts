@@ -11,7 +11,13 @@ import {
   WorkflowSchema,
   WorkflowUpsertQuerySchema,
 } from '../schemas/workflows.js';
-import { deleteWorkflow, getWorkflow, listWorkflowsShown, saveWorkflowDraft } from '../services/workflows.js';
+import {
+  changeWorkflows,
+  deleteWorkflow,
+  getWorkflow,
+  listWorkflowsShown,
+  saveWorkflowDraft,
+} from '../services/workflows.js';
 
 /** Workflows: authored as drafts, committed into numbered versions; the live version is what runs. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -74,9 +80,9 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         commitMessage: request.query.commit_message ?? null,
         actor: actorOf(request),
       };
-      const { shown, known } = await app.db
-        .transaction()
-        .execute((trx) => saveWorkflowDraft(trx, request.workspace.id, request.params.slug, request.body, options));
+      const { shown, known } = await changeWorkflows(app.db, app.credentials, request.workspace.id, (trx) =>
+        saveWorkflowDraft(trx, request.workspace.id, request.params.slug, request.body, options),
+      );
       return reply.code(201).send(presentShownWorkflow(shown, known));
     },
   );
@@ -93,7 +99,9 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteWorkflow(app.db, request.workspace.id, request.params.slug);
+      await changeWorkflows(app.db, app.credentials, request.workspace.id, (trx) =>
+        deleteWorkflow(trx, request.workspace.id, request.params.slug),
+      );
       return reply.code(204).send(null);
     },
   );

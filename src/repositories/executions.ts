@@ -126,23 +126,34 @@ export interface NewExecution {
 
 export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {
   if (executions.length === 0) return;
-  await trx
-    .insertInto('executions')
-    .values(
-      executions.map((e) => ({
-        ...e,
-        workspace_id: workspaceId,
-        data: JSON.stringify(e.data),
-        actor: JSON.stringify(e.actor),
-        recipients: JSON.stringify(e.recipients),
-        tree: e.tree === undefined ? null : JSON.stringify(e.tree),
-      })),
-    )
-    .execute();
+  await insertExecutionsQuery(trx, workspaceId, executions).execute();
+}
+
+/** The insert of insertExecutions (at least one execution), to run with what must commit with it. */
+export function insertExecutionsQuery(db: Db, workspaceId: number, executions: NewExecution[]) {
+  return db.insertInto('executions').values(
+    executions.map((e) => ({
+      ...e,
+      workspace_id: workspaceId,
+      data: JSON.stringify(e.data),
+      actor: JSON.stringify(e.actor),
+      recipients: JSON.stringify(e.recipients),
+      tree: e.tree === undefined ? null : JSON.stringify(e.tree),
+    })),
+  );
 }
 
 export function findExecution(db: Db, id: string) {
   return db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Several executions by id, in one statement. */
+export function findExecutions(db: Db, ids: string[]) {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('id', 'in', sql<string>`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`)
+    .execute();
 }
 
 /**

@@ -83,6 +83,23 @@ export function findObjects(db: Db, workspaceId: number, refs: ObjectRef[]): Pro
     .execute();
 }
 
+/** findObjects for refs of several workspaces (a batch of trigger jobs), in one statement. */
+export function findObjectsOf(
+  db: Db,
+  refs: (ObjectRef & { workspaceId: number })[],
+): Promise<(ObjectRow & { workspace_id: number })[]> {
+  const triples = JSON.stringify(refs.map((ref) => ({ w: ref.workspaceId, t: ref.objectType, i: ref.objectId })));
+  return db
+    .selectFrom('objects')
+    .select([...OBJECT_COLUMNS, 'workspace_id'])
+    .where(
+      sql<boolean>`(workspace_id, object_type, object_id) in (select w, t, i from jsonb_to_recordset(${triples}::jsonb) as r(w bigint, t text, i text))`,
+    )
+    .orderBy('id')
+    .forKeyShare()
+    .execute();
+}
+
 /** Deletes objects (their subscriptions both ways cascade), locking them in id order first. */
 export async function deleteObjects(
   db: Db,

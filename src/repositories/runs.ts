@@ -15,21 +15,27 @@ export interface NewRun {
 }
 
 /** Inserts runs; a recipient that already has a run in the execution keeps it. Returns the runs inserted. */
-export async function insertRuns(trx: Db, workspaceId: number, executionId: string, runs: NewRun[]) {
+export function insertRuns(trx: Db, workspaceId: number, executionId: string, runs: NewRun[]) {
+  return insertRunsOf(
+    trx,
+    runs.map((run) => ({ ...run, execution_id: executionId, workspace_id: workspaceId })),
+  );
+}
+
+/** Runs of several executions (a batch of trigger jobs) in one statement; as insertRuns. */
+export async function insertRunsOf(trx: Db, runs: (NewRun & { execution_id: string; workspace_id: number })[]) {
   if (runs.length === 0) return [];
   return trx
     .insertInto('workflow_runs')
     .values(
       runs.map((run) => ({
         ...run,
-        execution_id: executionId,
-        workspace_id: workspaceId,
         inline: run.inline === null ? null : JSON.stringify(run.inline),
         subscription: run.subscription === null ? null : JSON.stringify(run.subscription),
       })),
     )
     .onConflict((oc) => oc.columns(['execution_id', 'recipient_key']).doNothing())
-    .returning(['id', 'recipient_type', 'object_type', 'object_id'])
+    .returning(['id', 'execution_id', 'recipient_type', 'object_type', 'object_id'])
     .execute();
 }
 

@@ -148,3 +148,15 @@ export function findListIds(db: Db, workspaceId: number, listIds: string[]) {
     .where('list_id', 'in', listIds)
     .execute();
 }
+
+/** findListIds for lists of several workspaces (a batch of trigger jobs), in one statement. */
+export function findListIdsOf(db: Db, refs: { workspaceId: number; listId: string }[]) {
+  const pairs = JSON.stringify(refs.map((ref) => ({ w: ref.workspaceId, l: ref.listId })));
+  return db
+    .selectFrom('subscriber_lists')
+    .select(['id', 'workspace_id', 'list_id'])
+    .where(
+      sql<boolean>`(workspace_id, list_id) in (select w, l from jsonb_to_recordset(${pairs}::jsonb) as r(w bigint, l text))`,
+    )
+    .execute();
+}

@@ -115,12 +115,23 @@ export async function findCategoriesOfEnabledLiveWorkflows(db: Db, workspaceId: 
   return rows.map((row) => row.category);
 }
 
-/** A trigger of the workflow ran (its trigger job): `last_executed_at` moves forward to `at`, never back. */
-export async function markWorkflowExecuted(db: Db, workflowId: number, at: Date) {
-  await db
-    .updateTable('workflows')
-    .set({ last_executed_at: at })
-    .where('id', '=', workflowId)
-    .where((eb) => eb.or([eb('last_executed_at', 'is', null), eb('last_executed_at', '<', at)]))
-    .execute();
+/**
+ * Triggers of these workflows ran (a batch of trigger jobs): each `last_executed_at` moves forward to
+ * the latest of its times, never back, in one statement. The rows are locked in id order first, so two
+ * batches naming the same workflows never deadlock.
+ */
+export async function markWorkflowsExecuted(db: Db, marks: { workflowId: number; at: Date }[]) {
+  if (marks.length === 0) return;
+  const latest = new Map<number, Date>();
+  for (const { workflowId, at } of marks) {
+    const seen = latest.get(workflowId);
+    if (!seen || seen < at) latest.set(workflowId, at);
+  }
+  const rows = JSON.stringify([...latest].map(([id, at]) => ({ id, at: at.toISOString() })));
+  await sql`
+    update workflows w set last_executed_at = m.at
+    from jsonb_to_recordset(${rows}::jsonb) as m(id bigint, at timestamptz)
+    where w.id = m.id
+      and w.id in (select id from workflows where id in (select (x->>'id')::bigint from jsonb_array_elements(${rows}::jsonb) x) order by id for update)
+      and (w.last_executed_at is null or w.last_executed_at < m.at)`.execute(db);
 }

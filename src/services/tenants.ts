@@ -1,4 +1,6 @@
 import type { Db } from '../db/database.js';
+import { changeCredentials, type CredentialCache } from './credential-changes.js';
+import { tenantsTag } from '../domain/credential-tags.js';
 import { isTimeZone } from '../domain/entity-operations.js';
 import { badRequest, notFoundErrors } from '../errors.js';
 import {
@@ -39,9 +41,16 @@ export async function getTenant(db: Db, workspaceId: number, tenantId: string) {
 export const listTenants = (db: Db, workspaceId: number, page: { limit: number; offset: number }) =>
   listTenantRows(db, workspaceId, page);
 
-/** Every workspace keeps its default tenant. */
-export async function deleteTenant(db: Db, workspaceId: number, tenantId: string) {
+/**
+ * Every workspace keeps its default tenant. The deletion is announced with its commit: triggers naming
+ * the tenant are refused from the next request on, in every instance (src/engine/intake.ts).
+ */
+export async function deleteTenant(db: Db, cache: CredentialCache | undefined, workspaceId: number, tenantId: string) {
   if (tenantId === DEFAULT_TENANT_ID)
     throw badRequest(`tenant '${DEFAULT_TENANT_ID}' cannot be deleted`, { tenant_id: 'is the default tenant' });
-  if (!(await deleteTenantRow(db, workspaceId, tenantId))) throw notFoundErrors.tenant(tenantId);
+  const deleted = await changeCredentials(db, cache, async (trx) => {
+    const found = await deleteTenantRow(trx, workspaceId, tenantId);
+    return { value: found, changed: found ? [tenantsTag(workspaceId)] : [] };
+  });
+  if (!deleted) throw notFoundErrors.tenant(tenantId);
 }

@@ -14,7 +14,21 @@ import {
 } from '../repositories/workflows.js';
 import { matcher, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 import { resolveLink } from './registered-events.js';
+import { changeCredentials, type CredentialCache } from './credential-changes.js';
+import { workflowsTag } from '../domain/credential-tags.js';
 import type { WorkflowBody } from '../schemas/workflows.js';
+
+/**
+ * A change to a workspace's workflows, in one transaction with its announcement: the API's cached
+ * trigger lookups (src/engine/intake.ts) drop that workspace's workflows here after the commit, and on
+ * every other instance when it hears the NOTIFY, as credentials are dropped.
+ */
+export const changeWorkflows = <T>(
+  db: Db,
+  cache: CredentialCache | undefined,
+  workspaceId: number,
+  work: (trx: Trx) => Promise<T>,
+) => changeCredentials(db, cache, async (trx) => ({ value: await work(trx), changed: [workflowsTag(workspaceId)] }));
 
 /** A workflow to show, and the live categories it is validated against. */
 interface Answer {

@@ -58,6 +58,42 @@ describe('credential cache (unit)', () => {
     expect(await cache.lookup('k', found('fresh'))).toBe('fresh');
   });
 
+  it('lookupMany: answers cached keys from memory, loads the rest in one call, keeps only what was found', async () => {
+    const cache = new CredentialCache({ maxEntries: 10, ttlMs: 60_000 });
+    const asked: string[][] = [];
+    const load = (tags: string[]) => async (missing: string[]) => {
+      asked.push(missing);
+      return new Map(missing.filter((key) => key !== 'absent').map((key) => [key, { value: key.toUpperCase(), tags }]));
+    };
+    const first = await cache.lookupMany(['a', 'b', 'absent', 'a'], load(['workflows:1']));
+    expect([...first]).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+    ]);
+    expect(asked).toEqual([['a', 'b', 'absent']]);
+    const second = await cache.lookupMany(['a', 'c', 'absent'], load(['tenants:1']));
+    expect([...second].sort()).toEqual([
+      ['a', 'A'],
+      ['c', 'C'],
+    ]);
+    expect(asked[1]).toEqual(['c', 'absent']);
+    cache.invalidate(['workflows:1']);
+    await cache.lookupMany(['a', 'b', 'c'], load(['workflows:1']));
+    expect(asked[2]).toEqual(['a', 'b']);
+
+    // A load in flight when an invalidation happens answers, but is not kept.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inFlight = cache.lookupMany(['d'], async (missing) => {
+      await gate;
+      return new Map(missing.map((key) => [key, { value: 'stale', tags: ['workflows:2'] }]));
+    });
+    cache.invalidate(['workflows:2']);
+    release();
+    expect((await inFlight).get('d')).toBe('stale');
+    expect((await cache.lookupMany(['d'], load([]))).get('d')).toBe('D');
+  });
+
   it('looks up every time while bypassed, and starts empty when resumed', async () => {
     const cache = new CredentialCache({ maxEntries: 10, ttlMs: 60_000 });
     await cache.lookup('k', found('old'));

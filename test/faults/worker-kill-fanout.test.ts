@@ -12,8 +12,11 @@ const DATABASE_URL = process.env.DATABASE_URL;
 const RECIPIENTS = faultSize(2000, 10_000);
 const KILLS = 3;
 const SECRET = 'whsec-kill-0123456789abcdef';
-/** Jobs a worker holds at once: 4 queues' fetches of at most 100 runs or 10 deliveries, 4 at a time. */
-const DELIVERIES_IN_FLIGHT_PER_WORKER = 4 * 10;
+/**
+ * Deliveries a worker holds at once: each provider channel has its own delivery queue (email and sms
+ * here), each fetching batches of at most 10, 4 at a time.
+ */
+const DELIVERIES_IN_FLIGHT_PER_WORKER = 2 * 4 * 10;
 
 /**
  * `kill -9` of worker processes at random moments of a fan-out (PostgreSQL: workers are separate

@@ -1,0 +1,263 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../support/app.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { startExecutions } from '../../src/engine/recipients.js';
+import { stepNewRuns } from '../../src/engine/runner.js';
+import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
+import { testRenderer } from '../support/engine.js';
+import { jobId } from '../../src/engine/job-ids.js';
+import { QUEUES } from '../../src/engine/queue.js';
+import { insertExecutions, type NewExecution } from '../../src/repositories/executions.js';
+import { newUlid } from '../../src/ids.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, settledMessages, waitFor } from './helpers.js';
+
+/**
+ * Trigger jobs are started in batches (docs/engine.md, "Batched trigger jobs"): a fetched batch in one
+ * transaction, a fixed number of statements whatever its size; a batch that fails is started again job
+ * by job, so only the bad job is retried.
+ */
+
+async function workflowId(t: () => TestApp, ws: WorkspaceFixture, slug: string) {
+  const row = await t()
+    .db.selectFrom('workflows')
+    .select(['id', 'last_executed_at'])
+    .where('workspace_id', '=', ws.workspaceId)
+    .where('slug', '=', slug)
+    .executeTakeFirstOrThrow();
+  return row;
+}
+
+const execution = (workflow: number, slug: string, recipients: unknown[], at?: string): NewExecution => ({
+  id: newUlid(),
+  workflow_id: workflow,
+  workflow_slug: slug,
+  version_no: 1,
+  category: 'order-updates',
+  data: { at },
+  actor: null,
+  tenant_id: 'default',
+  recipients,
+  idempotency_key: null,
+  cancellation_key: null,
+  source: 'trigger',
+});
+
+const broadcastExecution = (listId: string): NewExecution => ({
+  id: newUlid(),
+  workflow_id: null,
+  tree: { nodes: [{ name: 'b', node_type: 'send_multi_channel', template: 't', channels: ['inbox'] }] },
+  workflow_slug: `broadcast:${listId}`,
+  version_no: 0,
+  category: 'order-updates',
+  data: {},
+  actor: null,
+  tenant_id: 'default',
+  recipients: [],
+  idempotency_key: null,
+  cancellation_key: null,
+  source: 'broadcast',
+  list_id: listId,
+});
+
+const user = (distinctId: string) => ({ kind: 'user', distinctId, transient: false });
+
+describe('batched trigger jobs', () => {
+  const t = useTestApp({}, { engine: {} });
+
+  it('starts a batch of triggers with a fixed number of statements whatever its size; a batch done twice makes nothing twice', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'batched', [inbox()]);
+    const call = baseCall(t, ws);
+    await call('POST', '/v1/object/crew/c1/', {});
+    await call('POST', '/v1/object/crew/c1/subscription/', { recipients: ['crew-member'] });
+    await call('POST', '/v1/subscriber_list/', { list_id: 'readers' });
+    await call('POST', '/v1/subscriber_list/readers/subscriber/add/', { distinct_ids: ['reader'] });
+    const workflow = await workflowId(t, ws, 'batched');
+    expect(workflow.last_executed_at).toBeNull();
+    const queue = t().engineRuntime!.queue;
+    const counts: number[] = [];
+    for (const size of [3, 40]) {
+      // Executions written without their trigger jobs: only the batch started by hand below touches them.
+      const batch = [
+        ...Array.from({ length: size }, (_, i) => execution(workflow.id, 'batched', [user(`b${size}-${i}`)])),
+        execution(workflow.id, 'batched', [{ kind: 'object', objectType: 'crew', objectId: 'c1' }, user('named')]),
+        broadcastExecution('readers'),
+      ];
+      await insertExecutions(t().db, ws.workspaceId, batch);
+      t().queries.reset();
+      await t()
+        .db.transaction()
+        .execute((trx) =>
+          startExecutions(
+            trx,
+            queue,
+            batch.map((e) => e.id),
+          ),
+        );
+      counts.push(t().queries.count);
+      // Started again (a batch whose completion was lost): every run exists, nothing is enqueued twice.
+      await t()
+        .db.transaction()
+        .execute((trx) =>
+          startExecutions(
+            trx,
+            queue,
+            batch.map((e) => e.id),
+          ),
+        );
+      for (const e of batch.slice(0, size)) expect((await settledMessages(t, ws, e.id, 1)).length).toBe(1);
+      const withObject = batch[size]!;
+      const settled = await settledMessages(t, ws, withObject.id, 3);
+      expect(settled.map((m) => m.recipient.distinct_id ?? m.recipient.id).sort()).toEqual([
+        'c1',
+        'crew-member',
+        'named',
+      ]);
+      await settledMessages(t, ws, batch[size + 1]!.id, 1);
+      const runs = await t()
+        .db.selectFrom('workflow_runs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where(
+          'execution_id',
+          'in',
+          batch.map((e) => e.id),
+        )
+        .executeTakeFirstOrThrow();
+      expect(Number(runs.n)).toBe(size + 4);
+    }
+    expect(counts[0]).toBe(counts[1]);
+    // Eight statements, with BEGIN and COMMIT.
+    expect(counts[0]).toBeLessThanOrEqual(10);
+    // The workflow's trigger marker moved to its latest execution's time.
+    const latest = await t()
+      .db.selectFrom('executions')
+      .select((eb) => eb.fn.max('created_at').as('at'))
+      .where('workflow_id', '=', workflow.id)
+      .executeTakeFirstOrThrow();
+    expect((await workflowId(t, ws, 'batched')).last_executed_at).toEqual(latest.at);
+  });
+
+  it('a bad trigger job in a batch is retried alone: the others start and run', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'mixed', [inbox()]);
+    const workflow = await workflowId(t, ws, 'mixed');
+    const good = Array.from({ length: 6 }, (_, i) => execution(workflow.id, 'mixed', [user(`g-${i}`)]));
+    // Recipients that are not a list: this job's start throws, whichever way it is started.
+    const bad = { ...execution(workflow.id, 'mixed', []), recipients: { not: 'a list' } as unknown as unknown[] };
+    const all = [good[0]!, good[1]!, good[2]!, bad, good[3]!, good[4]!, good[5]!];
+    const queue = t().engineRuntime!.queue;
+    // Committed together, so the worker fetches them as one batch.
+    await t()
+      .db.transaction()
+      .execute(async (trx) => {
+        await insertExecutions(trx, ws.workspaceId, all);
+        await queue.sendMany(
+          trx,
+          QUEUES.trigger,
+          all.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+        );
+      });
+    for (const e of good) await settledMessages(t, ws, e.id, 1);
+    const schema = t().engineRuntime!.schema;
+    const states = await waitFor(async () => {
+      const { rows } = await sql<{ id: string; state: string; retry_count: number }>`
+        select id::text, state, retry_count from ${sql.table(`${schema}.job`)}
+        where name = ${QUEUES.trigger} and id = any(${all.map((e) => jobId('trigger', e.id))}::uuid[])`.execute(t().db);
+      const badJob = rows.find((row) => row.id === jobId('trigger', bad.id));
+      return badJob && badJob.retry_count > 0 ? rows : undefined;
+    }, 10_000);
+    for (const e of good)
+      expect(states.find((row) => row.id === jobId('trigger', e.id))).toMatchObject({
+        state: 'completed',
+        retry_count: 0,
+      });
+    expect((await messages(t, ws, `?execution_id=${bad.id}`)).meta.count).toBe(0);
+  });
+
+  it('a trigger’s runs take their first step in the trigger job’s transaction: no run job; started twice, nothing twice', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'direct', [inbox()]);
+    const accepted = await baseCall(t, ws)('POST', '/trigger/', { workflow: 'direct', recipients: ['solo'] });
+    expect(accepted.statusCode).toBe(202);
+    const executionId = accepted.json().message_id as string;
+    await settledMessages(t, ws, executionId, 1);
+    const run = await t()
+      .db.selectFrom('workflow_runs')
+      .select(['id', 'status'])
+      .where('execution_id', '=', executionId)
+      .executeTakeFirstOrThrow();
+    expect(run.status).toBe('completed');
+    const schema = t().engineRuntime!.schema;
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from ${sql.table(`${schema}.job`)} where name = ${QUEUES.run}
+      and id = ${jobId('run', run.id, 'start')}::uuid`.execute(t().db);
+    expect(rows[0]!.n).toBe(0);
+
+    // The trigger job done again (its completion lost): the run exists, so nothing is stepped or sent again.
+    const workflow = await workflowId(t, ws, 'direct');
+    const again = execution(workflow.id, 'direct', [user('twice')]);
+    await insertExecutions(t().db, ws.workspaceId, [again]);
+    const deps = {
+      db: t().db,
+      queue: t().engineRuntime!.queue,
+      now: Date.now,
+      httpTimeoutMs: 1000,
+      outbound: DEFAULT_OUTBOUND,
+      log: { error: () => {} },
+      render: testRenderer,
+    };
+    for (let i = 0; i < 2; i += 1)
+      await t()
+        .db.transaction()
+        .execute((trx) => startExecutions(trx, deps.queue, [again.id], (ids) => stepNewRuns(deps, trx, ids)));
+    const settled = await settledMessages(t, ws, again.id, 1);
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toMatchObject({ status: 'delivered' });
+  });
+
+  it('a first step that fails rolls its batch back; each trigger is then started alone and the others run', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'steady', [inbox()]);
+    const workflow = await workflowId(t, ws, 'steady');
+    const good = Array.from({ length: 4 }, (_, i) => execution(workflow.id, 'steady', [user(`s-${i}`)]));
+    // The database refuses this run's step (its saved position), in the batch and in its run job.
+    const broken = execution(workflow.id, 'steady', [user('broken-step')]);
+    await sql`create function refuse_broken_step() returns trigger language plpgsql as $$
+      begin
+        if new.distinct_id = 'broken-step' then raise exception 'refused for the test'; end if;
+        return new;
+      end $$`.execute(t().db);
+    await sql`create trigger refuse_broken_step before update on workflow_runs
+      for each row execute function refuse_broken_step()`.execute(t().db);
+    const all = [good[0]!, broken, ...good.slice(1)];
+    const queue = t().engineRuntime!.queue;
+    await t()
+      .db.transaction()
+      .execute(async (trx) => {
+        await insertExecutions(trx, ws.workspaceId, all);
+        await queue.sendMany(
+          trx,
+          QUEUES.trigger,
+          all.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+        );
+      });
+    for (const e of good) await settledMessages(t, ws, e.id, 1);
+    const run = await waitFor(
+      () =>
+        t()
+          .db.selectFrom('workflow_runs')
+          .select(['id', 'status'])
+          .where('execution_id', '=', broken.id)
+          .executeTakeFirst(),
+      10_000,
+      'the broken trigger’s run',
+    );
+    expect(run.status).toBe('running');
+    expect((await messages(t, ws, `?execution_id=${broken.id}`)).meta.count).toBe(0);
+    await sql`drop trigger refuse_broken_step on workflow_runs`.execute(t().db);
+    await sql`drop function refuse_broken_step()`.execute(t().db);
+    // Its run job, retried, now takes the step.
+    expect(await settledMessages(t, ws, broken.id, 1, 20_000)).toHaveLength(1);
+  });
+});
