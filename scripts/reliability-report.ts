@@ -61,7 +61,7 @@ const GUARANTEES: [id: string, guarantee: string, test: string][] = [
   ['concurrency-soak', 'The same for 20 s (`npm run test:soak`)', 'test/soak/concurrency.test.ts'],
   [
     'worker-kill-fanout',
-    'Worker processes killed (SIGKILL) at random moments of a fan-out (2 channels; 2,000 recipients, 10,000 with FAULTS_FULL=1), replaced: every (run, step, channel) recorded once, every message at the sink (counted by message_id), none lost; redeliveries of calls in flight at a kill counted and bounded',
+    'Worker processes killed (SIGKILL) at random moments of a fan-out (2 channels; 2,000 recipients, 10,000 with FAULTS_FULL=1), replaced: every (run, step, channel) recorded once, every message at the sink (counted by message_id), none lost; redeliveries of calls in flight at a kill counted and bounded, each carrying its first attempt’s idempotency-key, so a receiver keeping the keys processes every message once',
     'test/faults/worker-kill-fanout.test.ts',
   ],
   [
