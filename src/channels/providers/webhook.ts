@@ -7,6 +7,7 @@ import {
   type Provider,
   type VendorConfig,
 } from '../provider.js';
+import { PROVIDER_CHANNELS } from '../../schemas/delivery-channels.js';
 import { withoutSecrets } from './shared.js';
 
 /**
@@ -35,7 +36,7 @@ export function signWebhook(secret: string, timestamp: string, body: string) {
 
 export const webhookProvider: Provider = withoutSecrets({
   name: 'webhook',
-  channels: ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams'],
+  channels: [...PROVIDER_CHANNELS],
   configSchema: ConfigSchema,
   async send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal) {
     const config = vendor.config as { url: string; secret: string; headers?: Record<string, string> };

@@ -1,3 +1,4 @@
+import { DELIVERY_CHANNELS } from '../../schemas/delivery-channels.js';
 import { newUlid } from '../../ids.js';
 import { field } from '../../domain/workflow-tree.js';
 import { readExpression } from '../../domain/paths.js';
@@ -59,7 +60,7 @@ export const deliveryNode =
     return { kind: 'next' };
   };
 
-const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush', 'slack', 'ms_teams', 'inbox'];
+const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 
 /**
  * The channels of a multi-channel node: its `channels`, else its `channels_expr` read from the data,
