@@ -19,7 +19,7 @@ import { findVendor } from '../repositories/vendors.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
 import { deliveryQueue, type Queue } from './queue.js';
-import { loadNamespaces, loadRecipient, loadRunsWorld, type RunNamespaces } from './run-context.js';
+import { loadNamespaces, loadRecipient, loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
 
 /**
@@ -87,20 +87,7 @@ async function renderMessage(
   const templateSlug = (row.template as { slug?: string } | null)?.slug ?? '';
   try {
     return await deps.render(
-      {
-        workspaceId: String(row.workspace_id),
-        templateSlug,
-        channel: row.channel as DeliveryChannel,
-        tenantId: row.tenant_id,
-        locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
-        context: {
-          data: namespaces.data,
-          $recipient: namespaces.$recipient,
-          $actor: namespaces.$actor,
-          $brand: namespaces.$brand,
-          recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
-        },
-      },
+      renderRequestOf(run, recipient, namespaces, templateSlug, row.channel as DeliveryChannel),
       undefined,
       memo,
     );

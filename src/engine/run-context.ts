@@ -8,6 +8,8 @@ import { findUserByDistinctId, findUsersByDistinctIds, type UserRow } from '../r
 import { findVersionTree } from '../repositories/workflow-trees.js';
 import type { LockedRun } from '../repositories/runs.js';
 import type { RunRecipient } from './nodes/types.js';
+import type { DeliveryChannel } from '../channels/provider.js';
+import type { RenderRequest } from '../channels/rendering.js';
 
 /** What a run step and its deliveries read about the run's world: the tree, the recipient, the namespaces. */
 
@@ -163,6 +165,30 @@ export async function loadRunsWorld(db: Db, runs: Iterable<LockedRun>) {
     namespaces(run: LockedRun, recipient: RunRecipient): RunNamespaces {
       const tenant = tenants.get(`${run.workspace_id}\u0000${run.tenant_id}`);
       return namespacesOf(run, recipient, tenant, userOf(run.workspace_id, actorDistinctId(run)));
+    },
+  };
+}
+
+/** What rendering one run's message needs: the template and channel, the tenant, the recipient's locale and the run's data. */
+export function renderRequestOf(
+  run: LockedRun,
+  recipient: RunRecipient,
+  namespaces: RunNamespaces,
+  templateSlug: string,
+  channel: DeliveryChannel,
+): RenderRequest {
+  return {
+    workspaceId: String(run.workspace_id),
+    templateSlug,
+    channel,
+    tenantId: run.tenant_id,
+    locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
+    context: {
+      data: namespaces.data,
+      $recipient: namespaces.$recipient,
+      $actor: namespaces.$actor,
+      $brand: namespaces.$brand,
+      recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
     },
   };
 }

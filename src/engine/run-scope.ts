@@ -15,10 +15,9 @@ import { findTenantOverlay } from '../repositories/tenant-preferences.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
 import { findActiveVendors } from '../repositories/vendors.js';
-import type { DeliveryChannel } from '../channels/provider.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
-import { loadRunsWorld, type RunNamespaces } from './run-context.js';
+import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import { jobId } from './job-ids.js';
 import type { DeliveryFacts, RecordedMessage, RunRecipient } from './nodes/types.js';
 import { deliveryQueue, type Queue } from './queue.js';
@@ -74,20 +73,7 @@ async function deliverInboxInline(
   let rendered: RenderOutcome;
   try {
     rendered = await render(
-      {
-        workspaceId: String(run.workspace_id),
-        templateSlug: message.template_slug ?? '',
-        channel: 'inbox' as DeliveryChannel,
-        tenantId: run.tenant_id,
-        locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
-        context: {
-          data: namespaces.data,
-          $recipient: namespaces.$recipient,
-          $actor: namespaces.$actor,
-          $brand: namespaces.$brand,
-          recipient: { subscription: (run.subscription as Record<string, unknown> | null) ?? undefined },
-        },
-      },
+      renderRequestOf(run, recipient, namespaces, message.template_slug ?? '', 'inbox'),
       trx,
       memo,
     );
