@@ -12,7 +12,6 @@ import {
   findLiveWorkflows,
   findTenantSettings,
   insertExecutions,
-  insertExecutionsQuery,
   type LiveWorkflowRow,
   type NewExecution,
 } from '../repositories/executions.js';
@@ -20,6 +19,7 @@ import { tenantsTag, workflowsTag, workspaceTag } from '../domain/credential-tag
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
 import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
+import { triggerWriterOf } from './trigger-writer.js';
 
 /**
  * Accepting triggers (docs/spec/engine.md §1): a batch of records in one transaction, a fixed number
@@ -264,11 +264,18 @@ async function accept(
       options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
     };
   });
+  // The trigger queue does not NOTIFY on insert (engine/queue.ts, WOKEN_BY_SENDER): a transaction wakes
+  // the workers on its commit; a plain batch is written with those of concurrent requests, which wake
+  // them after their statement (engine/trigger-writer.ts).
   if (executions.length > 0 && trx) {
     await insertExecutions(trx, workspaceId, executions);
     await queue.sendMany(trx, QUEUES.trigger, jobs);
+    if (jobs.some((job) => !job.options.startAfter)) await queue.notifyIn(trx, QUEUES.trigger);
   } else if (executions.length > 0) {
-    await queue.sendManyWith(db, QUEUES.trigger, jobs, insertExecutionsQuery(db, workspaceId, executions).compile());
+    await triggerWriterOf(db, queue).write(
+      executions.map((e) => ({ ...e, workspace_id: workspaceId })),
+      jobs,
+    );
   }
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];

@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery } from 'kysely';
 import { PgBoss, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { PROVIDER_CHANNELS, type ProviderChannel } from '../schemas/delivery-channels.js';
 
 /**
@@ -58,6 +58,16 @@ export interface QueueOptions {
   superviseSeconds?: number;
 }
 
+/**
+ * Queues whose sends do not NOTIFY in the inserting statement: a NOTIFY takes a database-wide lock
+ * from its commit to the end of the WAL flush, so concurrent committing triggers queued behind it (452
+ * against 237 µs of PostgreSQL CPU per accepted trigger, and a 3,100 against 7,900 per second ceiling;
+ * BENCHMARKS.md, "Trigger accept"). Their senders wake the workers instead: `notifyIn` inside a
+ * transaction, or `wake` after a commit, at most one NOTIFY per WAKE_INTERVAL_MS whatever the rate.
+ */
+const WOKEN_BY_SENDER: readonly QueueName[] = [QUEUES.trigger];
+const WAKE_INTERVAL_MS = 5;
+
 /** pg-boss statements, run on the caller's Kysely transaction. */
 export function onTransaction(trx: Db): IDatabase {
   return {
@@ -75,12 +85,18 @@ export class Queue {
   readonly pollingIntervalSeconds: number;
   private started = false;
   private readonly jobExpireSeconds: number;
+  private readonly schema: string;
+  private readonly wakes = new Map<
+    QueueName,
+    { timer?: NodeJS.Timeout; inFlight: boolean; again: boolean; last: number }
+  >();
 
   constructor(options: QueueOptions) {
     this.jobExpireSeconds = options.jobExpireSeconds ?? 300;
     this.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
+    this.schema = options.schema ?? 'pgboss';
     const common = {
-      schema: options.schema ?? 'pgboss',
+      schema: this.schema,
       useListenNotify: true,
       // Upkeep stays on in every instance: pg-boss lets one at a time do each pass.
       superviseIntervalSeconds: options.superviseSeconds ?? 10,
@@ -107,9 +123,13 @@ export class Queue {
     if (this.started) return;
     await this.boss.start();
     for (const name of ALL_QUEUES) {
-      if (!(await this.boss.getQueue(name)))
+      const notify = !WOKEN_BY_SENDER.includes(name);
+      const existing = await this.boss.getQueue(name);
+      // A queue made before its senders woke the workers themselves stops notifying on insert.
+      if (existing && existing.notify !== notify) await this.boss.updateQueue(name, { notify });
+      if (!existing)
         await this.boss.createQueue(name, {
-          notify: true,
+          notify,
           retryLimit: 5,
           retryDelay: 1,
           retryBackoff: true,
@@ -167,6 +187,52 @@ export class Queue {
     );
   }
 
+  /** The statement that wakes the workers of a queue (pg-boss's channel for this schema, as its listener derives it). */
+  private notifySql(name: QueueName) {
+    return CompiledQuery.raw(`select pg_notify('pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), 24), $2)`, [
+      this.schema,
+      name,
+    ]);
+  }
+
+  /** Wakes the queue's workers when the caller's transaction commits (a queue in WOKEN_BY_SENDER). */
+  async notifyIn(trx: Trx, name: QueueName) {
+    await trx.executeQuery(this.notifySql(name));
+  }
+
+  /**
+   * Wakes the queue's workers after jobs were committed outside a transaction: one NOTIFY now when
+   * none went out in the last WAKE_INTERVAL_MS, else one when that interval ends, and always one sent
+   * after this call (a NOTIFY already in flight may have left before the caller's commit). A lost
+   * NOTIFY only delays the jobs until the workers' next poll.
+   */
+  wake(db: Db, name: QueueName) {
+    let state = this.wakes.get(name);
+    if (!state) this.wakes.set(name, (state = { inFlight: false, again: false, last: 0 }));
+    if (state.timer) return;
+    if (state.inFlight) {
+      state.again = true;
+      return;
+    }
+    const wakeState = state;
+    const send = () => {
+      wakeState.timer = undefined;
+      wakeState.inFlight = true;
+      wakeState.last = Date.now();
+      db.executeQuery(this.notifySql(name))
+        .catch(() => {})
+        .finally(() => {
+          wakeState.inFlight = false;
+          if (!wakeState.again) return;
+          wakeState.again = false;
+          this.wake(db, name);
+        });
+    };
+    const delay = state.last + WAKE_INTERVAL_MS - Date.now();
+    if (delay <= 0) send();
+    else state.timer = setTimeout(send, delay);
+  }
+
   async work<T extends object>(
     name: QueueName,
     options: WorkOptions,
@@ -186,6 +252,7 @@ export class Queue {
 
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */
   async stop(timeoutMs = 8000) {
+    for (const state of this.wakes.values()) clearTimeout(state.timer);
     if (!this.started) return;
     this.started = false;
     await this.boss.stop({ graceful: true, close: true, timeout: timeoutMs });

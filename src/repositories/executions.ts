@@ -126,21 +126,29 @@ export interface NewExecution {
 
 export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {
   if (executions.length === 0) return;
-  await insertExecutionsQuery(trx, workspaceId, executions).execute();
+  await trx.executeQuery(
+    insertExecutionsQuery(
+      trx,
+      executions.map((e) => ({ ...e, workspace_id: workspaceId })),
+    ),
+  );
 }
 
-/** The insert of insertExecutions (at least one execution), to run with what must commit with it. */
-export function insertExecutionsQuery(db: Db, workspaceId: number, executions: NewExecution[]) {
-  return db.insertInto('executions').values(
-    executions.map((e) => ({
-      ...e,
-      workspace_id: workspaceId,
-      data: JSON.stringify(e.data),
-      actor: JSON.stringify(e.actor),
-      recipients: JSON.stringify(e.recipients),
-      tree: e.tree === undefined ? null : JSON.stringify(e.tree),
-    })),
-  );
+/**
+ * The insert of insertExecutions (at least one execution, each with its workspace), to run with what
+ * must commit with it. One statement text whatever the number of rows (they travel as one JSON
+ * parameter), so it is parsed and planned once per connection, however the batches of concurrent
+ * requests (engine/trigger-writer.ts) fall.
+ */
+export function insertExecutionsQuery(db: Db, executions: (NewExecution & { workspace_id: number })[]) {
+  return sql`insert into executions (id, workspace_id, workflow_id, workflow_slug, version_no, category, tree, data,
+      actor, tenant_id, recipients, idempotency_key, cancellation_key, source, parent_run_id, invoke_depth, list_id)
+    select x->>'id', (x->>'workspace_id')::int, (x->>'workflow_id')::bigint, x->>'workflow_slug',
+      (x->>'version_no')::int, x->>'category', x->'tree', x->'data',
+      x->'actor', x->>'tenant_id', x->'recipients',
+      x->>'idempotency_key', x->>'cancellation_key', x->>'source', x->>'parent_run_id',
+      coalesce((x->>'invoke_depth')::int, 0), x->>'list_id'
+    from jsonb_array_elements(${JSON.stringify(executions)}::jsonb) as x`.compile(db);
 }
 
 export function findExecution(db: Db, id: string) {

@@ -47,10 +47,14 @@ describe('trigger lookups from the cache: changes take effect on the very next t
     t().queries.reset();
     const accepted = await send(t(), ws, body);
     expect(accepted.statusCode).toBe(202);
-    // One statement: the execution and its trigger job together, atomic without BEGIN and COMMIT.
+    // One statement: the execution and its trigger job together, atomic without BEGIN and COMMIT; then,
+    // outside it, the NOTIFY that wakes the workers (the trigger job's insert itself notifies no one).
     expect(t().queries.sql.filter((text) => /workflows|tenants/.test(text))).toEqual([]);
-    expect(t().queries.count).toBe(1);
-    expect(t().queries.sql[0]).toMatch(/^with herald_first as \(insert into "executions"/);
+    await eventually(async () => t().queries.sql.some((text) => /^select pg_notify\(/.test(text)), 1_000);
+    expect(t().queries.count).toBe(2);
+    expect(t().queries.sql[0]).toMatch(/^with herald_first as \(insert into executions/);
+    expect(t().queries.sql[0]).not.toMatch(/pg_notify/);
+    expect(t().queries.sql[1]).toMatch(/^select pg_notify\(/);
     const executionId = accepted.json().message_id as string;
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from ${sql.table(`${t().engineRuntime!.schema}.job`)}
@@ -64,6 +68,7 @@ describe('trigger lookups from the cache: changes take effect on the very next t
     t().queries.reset();
     expect(await status(t(), ws, { ...body, $idempotency_key: 'k-1' })).toBe(202);
     expect(t().queries.sql[0]).toBe('begin');
+    expect(t().queries.sql.at(-2)).toMatch(/^select pg_notify\(/);
     expect(t().queries.sql.at(-1)).toBe('commit');
   });
 

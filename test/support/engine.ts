@@ -38,8 +38,8 @@ export interface TestEngineOptions {
   /** pg-boss's schema, shared with worker processes a test starts (PostgreSQL). */
   schema?: string;
   engine?: Partial<EngineOptions>;
-  /** Queue settings (a short job expiry, for tests where a worker or the database goes away). */
-  queue?: Partial<Pick<QueueOptions, 'jobExpireSeconds' | 'superviseSeconds'>>;
+  /** Queue settings (a short job expiry, for tests where a worker or the database goes away; a long poll). */
+  queue?: Partial<Pick<QueueOptions, 'jobExpireSeconds' | 'superviseSeconds' | 'pollingIntervalSeconds'>>;
 }
 
 export interface TestEngine {

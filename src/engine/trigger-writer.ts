@@ -1,0 +1,99 @@
+import type { Db } from '../db/database.js';
+import { insertExecutionsQuery, type NewExecution } from '../repositories/executions.js';
+import { QUEUES, type JobOptions, type Queue } from './queue.js';
+
+/**
+ * Writes the plain trigger batches of concurrent requests together (docs/engine.md, "Triggers"):
+ * a batch that arrives while WRITES_IN_FLIGHT statements are already on their way waits for the
+ * next one, which carries every batch that waited, its executions and their trigger jobs in one
+ * statement and one commit. A request is answered only once its own rows are committed, so a 202
+ * is as durable as when each request wrote alone; a lone request on an idle server is written at
+ * once. Under load this is one round trip, one commit and one WAL flush per group instead of per
+ * request: what bounded trigger accept (BENCHMARKS.md, "Trigger accept").
+ *
+ * A group whose statement fails is written again batch by batch, so one batch's failure (its
+ * workspace deleted meanwhile) is that batch's alone.
+ */
+
+export type TriggerJob = { data: { executionId: string }; options: JobOptions };
+
+interface PendingWrite {
+  executions: (NewExecution & { workspace_id: number })[];
+  jobs: TriggerJob[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** Statements in flight at once: one being committed while the next group gathers and goes out. */
+const WRITES_IN_FLIGHT = 2;
+/** The most executions one statement carries (a group is cut at a batch's edge past this). */
+const MAX_GROUP_EXECUTIONS = 500;
+
+export class TriggerWriter {
+  private readonly waiting: PendingWrite[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly queue: Queue,
+  ) {}
+
+  /** Resolves once these executions and their jobs are committed; the workers are then woken. */
+  write(executions: (NewExecution & { workspace_id: number })[], jobs: TriggerJob[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ executions, jobs, resolve, reject });
+      this.next();
+    });
+  }
+
+  private next() {
+    if (this.inFlight >= WRITES_IN_FLIGHT || this.waiting.length === 0) return;
+    let count = 0;
+    let take = 0;
+    while (
+      take < this.waiting.length &&
+      (take === 0 || count + this.waiting[take]!.executions.length <= MAX_GROUP_EXECUTIONS)
+    )
+      count += this.waiting[take++]!.executions.length;
+    const group = this.waiting.splice(0, take);
+    this.inFlight += 1;
+    void this.send(group).finally(() => {
+      this.inFlight -= 1;
+      this.next();
+    });
+  }
+
+  private async send(group: PendingWrite[]) {
+    try {
+      await this.insert(group);
+      for (const pending of group) pending.resolve();
+    } catch (error) {
+      if (group.length === 1) group[0]!.reject(error);
+      else await Promise.all(group.map((pending) => this.insert([pending]).then(pending.resolve, pending.reject)));
+    }
+    this.queue.wake(this.db, QUEUES.trigger);
+  }
+
+  private insert(group: PendingWrite[]) {
+    return this.queue.sendManyWith(
+      this.db,
+      QUEUES.trigger,
+      group.flatMap((pending) => pending.jobs),
+      insertExecutionsQuery(
+        this.db,
+        group.flatMap((pending) => pending.executions),
+      ),
+    );
+  }
+}
+
+const writers = new WeakMap<Queue, WeakMap<Db, TriggerWriter>>();
+
+/** The writer of plain trigger batches for this queue and database (one per app). */
+export function triggerWriterOf(db: Db, queue: Queue): TriggerWriter {
+  let byDb = writers.get(queue);
+  if (!byDb) writers.set(queue, (byDb = new WeakMap()));
+  let writer = byDb.get(db);
+  if (!writer) byDb.set(db, (writer = new TriggerWriter(db, queue)));
+  return writer;
+}

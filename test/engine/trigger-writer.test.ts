@@ -1,0 +1,169 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../support/app.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { engineWorkspace, inbox, liveWorkflow } from './helpers.js';
+import { runOf } from './flow-helpers.js';
+import { jobId } from '../../src/engine/job-ids.js';
+import { QUEUES } from '../../src/engine/queue.js';
+import { TriggerWriter } from '../../src/engine/trigger-writer.js';
+import type { NewExecution } from '../../src/repositories/executions.js';
+import { newUlid } from '../../src/ids.js';
+
+/**
+ * Plain triggers of concurrent requests are written together (src/engine/trigger-writer.ts), and
+ * the trigger queue's inserts NOTIFY no one: the writer wakes the workers after its statement, a
+ * transaction with its last statement (src/engine/queue.ts, WOKEN_BY_SENDER).
+ */
+
+const send = (t: TestApp, ws: WorkspaceFixture, body: object) =>
+  t.app.inject({ method: 'POST', url: '/trigger/', headers: ws.base, payload: body });
+const WRITE = /^with herald_first as \(insert into executions/;
+const onPostgres = Boolean(process.env.DATABASE_URL);
+
+async function until(check: () => Promise<boolean>, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+}
+
+const jobsOf = async (t: TestApp, executionIds: string[]) => {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from ${sql.table(`${t.engineRuntime!.schema}.job`)}
+    where name = ${QUEUES.trigger} and id = any(${executionIds.map((id) => jobId('trigger', id))}::uuid[])`.execute(
+    t.db,
+  );
+  return rows[0]!.n;
+};
+
+describe('the workers are woken by the trigger, not by their poll', () => {
+  // A poll every 30 s: a run started within seconds was woken by the NOTIFY.
+  const t = useTestApp({}, { engine: { queue: { pollingIntervalSeconds: 30 } } });
+
+  it('starts a plain trigger and one in a transaction (an idempotency key) within seconds', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'woken', [inbox()]);
+    // The worker's first fetch, at its start, may still be under way: a first trigger lets it settle.
+    const first = await send(t(), ws, { workflow: 'woken', recipients: ['warm'], data: {} });
+    expect(first.statusCode).toBe(202);
+    await until(async () => (await runOf(t, first.json().message_id as string)) !== undefined, 35_000);
+
+    for (const extra of [{}, { $idempotency_key: `woken-${newUlid()}` }]) {
+      const accepted = await send(t(), ws, { workflow: 'woken', recipients: ['ada'], data: {}, ...extra });
+      expect(accepted.statusCode).toBe(202);
+      const executionId = accepted.json().message_id as string;
+      expect(await until(async () => (await runOf(t, executionId)) !== undefined, 5_000)).toBe(true);
+    }
+  }, 60_000);
+});
+
+describe('plain triggers of concurrent requests: one statement for many', () => {
+  const t = useTestApp({}, { engine: { worker: false } });
+
+  it('accepts 40 concurrent triggers in far fewer statements, every execution with its job', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'together', [inbox()]);
+    expect((await send(t(), ws, { workflow: 'together', recipients: ['warm'], data: {} })).statusCode).toBe(202);
+    t().queries.reset();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        send(t(), ws, { workflow: 'together', recipients: [`u-${i}`], data: { i } }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(40).fill(202));
+    const ids = answers.map((a) => a.json().message_id as string);
+    expect(new Set(ids).size).toBe(40);
+    // On PostgreSQL requests gather while a write is on its way; PGlite, in the process, answers a
+    // write before the next request gets to its own (the direct test below gathers on both engines).
+    const writes = t().queries.sql.filter((text) => WRITE.test(text)).length;
+    expect(writes).toBeGreaterThanOrEqual(1);
+    expect(writes).toBeLessThanOrEqual(onPostgres ? 10 : 40);
+    const stored = await t()
+      .db.selectFrom('executions')
+      .select(['id', 'data', 'recipients', 'workspace_id'])
+      .where('id', 'in', ids)
+      .execute();
+    expect(stored).toHaveLength(40);
+    for (const row of stored) {
+      const i = ids.indexOf(row.id);
+      expect(row).toMatchObject({ data: { i }, workspace_id: ws.workspaceId });
+      expect(row.recipients).toEqual([expect.objectContaining({ distinctId: `u-${i}` })]);
+    }
+    expect(await jobsOf(t(), ids)).toBe(40);
+  });
+
+  const executionIn = (workspaceId: number): NewExecution & { workspace_id: number } => ({
+    id: newUlid(),
+    workspace_id: workspaceId,
+    workflow_id: null,
+    workflow_slug: 'grouped',
+    version_no: 1,
+    category: 'transactional',
+    data: { n: 1 },
+    actor: null,
+    tenant_id: 'default',
+    recipients: [],
+    idempotency_key: null,
+    cancellation_key: null,
+    source: 'trigger',
+  });
+  /** Writes of one execution each, all asked for in the same tick. */
+  const writeAll = (writer: TriggerWriter, workspaceIds: number[]) => {
+    const batches = workspaceIds.map((workspaceId) => [executionIn(workspaceId)]);
+    const outcomes = Promise.allSettled(
+      batches.map((batch) =>
+        writer.write(
+          batch,
+          batch.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+        ),
+      ),
+    );
+    return { ids: batches.map((batch) => batch[0]!.id), outcomes };
+  };
+
+  it('sends two writes at once and gathers the rest into the next statement', async () => {
+    const ws = await engineWorkspace(t);
+    const writer = new TriggerWriter(t().db, t().engineRuntime!.queue);
+    t().queries.reset();
+    const { ids, outcomes } = writeAll(writer, Array(6).fill(ws.workspaceId));
+    expect((await outcomes).map((o) => o.status)).toEqual(Array(6).fill('fulfilled'));
+    // Two alone (one being committed while the next gathers), then the four that waited together.
+    expect(t().queries.sql.filter((text) => WRITE.test(text))).toHaveLength(3);
+    expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(6);
+    expect(await jobsOf(t(), ids)).toBe(6);
+  });
+
+  it('writes a failing group again batch by batch: only the failing batch is refused', async () => {
+    const ws = await engineWorkspace(t);
+    const writer = new TriggerWriter(t().db, t().engineRuntime!.queue);
+    t().queries.reset();
+    // The group of the four that wait holds one execution of a workspace that does not exist.
+    const { ids, outcomes } = writeAll(writer, [
+      ws.workspaceId,
+      ws.workspaceId,
+      ws.workspaceId,
+      -1,
+      ws.workspaceId,
+      ws.workspaceId,
+    ]);
+    const settled = await outcomes;
+    expect(settled.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(String((settled[3] as PromiseRejectedResult).reason)).toMatch(/foreign key/);
+    // Statements that succeeded (Kysely logs those): the two alone, then the group's three good batches one by one.
+    expect(t().queries.sql.filter((text) => WRITE.test(text))).toHaveLength(5);
+    const good = ids.filter((_, i) => i !== 3);
+    expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(5);
+    expect(await jobsOf(t(), good)).toBe(5);
+    expect(await jobsOf(t(), [ids[3]!])).toBe(0);
+  });
+});
