@@ -49,6 +49,17 @@ const requireSlug = (slug: string | undefined) => {
   return slug;
 };
 
+const COMMANDS = [
+  'migrate',
+  'bootstrap',
+  'workspace create',
+  'workspace list',
+  'service-token create',
+  'service-token revoke',
+  'api-key create',
+];
+const commandOf = ([noun, verb]: string[]) => `${noun} ${verb ?? ''}`.trim();
+
 async function run(
   command: string[],
   flags: Flags,
@@ -56,8 +67,8 @@ async function run(
   database: OpenDatabase,
 ): Promise<Record<string, unknown>> {
   const { db, secretBox } = database;
-  const [noun, verb, argument] = command;
-  switch (`${noun} ${verb ?? ''}`.trim()) {
+  const argument = command[2];
+  switch (commandOf(command)) {
     case 'migrate':
       return { migrated: true };
     case 'bootstrap': {
@@ -144,6 +155,13 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (flags.help || positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return flags.help ? 0 : 2;
+  }
+  // An unknown command needs no database to be refused.
+  if (!COMMANDS.includes(commandOf(positionals))) {
+    const message = `unknown command: ${positionals.join(' ')}`;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    process.stderr.write(`herald: ${message}\n`);
+    return 2;
   }
   let config: Config;
   try {

@@ -83,6 +83,8 @@ describe('the batch node', () => {
       events: [{ text: 'two' }, { text: 'three' }],
       count: 2,
     });
+    // The message is rendered inside the step's transaction: the run's status is committed just after.
+    await waitFor(async () => (await runStatuses(ids)).includes('completed'), 5_000, 'the batch run completed');
     expect(await runStatuses(ids)).toEqual(expect.arrayContaining(['cancelled', 'completed', 'batched']));
   });
 

@@ -50,11 +50,12 @@ describe('trigger lookups from the cache: changes take effect on the very next t
     // One statement: the execution and its trigger job together, atomic without BEGIN and COMMIT; then,
     // outside it, the NOTIFY that wakes the workers (the trigger job's insert itself notifies no one).
     expect(t().queries.sql.filter((text) => /workflows|tenants/.test(text))).toEqual([]);
-    await eventually(async () => t().queries.sql.some((text) => /^select pg_notify\(/.test(text)), 1_000);
-    expect(t().queries.count).toBe(2);
-    expect(t().queries.sql[0]).toMatch(/^with herald_first as \(insert into executions/);
-    expect(t().queries.sql[0]).not.toMatch(/pg_notify/);
-    expect(t().queries.sql[1]).toMatch(/^select pg_notify\(/);
+    // (The warm-up's last NOTIFY may land after the reset: at most one NOTIFY per 5 ms.)
+    await eventually(async () => t().queries.sql.at(-1)?.startsWith('select pg_notify(') === true, 1_000);
+    const writes = t().queries.sql.filter((text) => !text.startsWith('select pg_notify('));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toMatch(/^with herald_first as \(insert into executions/);
+    expect(writes[0]).not.toMatch(/pg_notify/);
     const executionId = accepted.json().message_id as string;
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from ${sql.table(`${t().engineRuntime!.schema}.job`)}
