@@ -151,12 +151,25 @@ function engineChecks(results: ScenarioResult[], embedded: boolean): TargetCheck
     measured: ratio === undefined ? why(find(results, '12')) : `${fixed(ratio, 2)} ×`,
     pass: ratio === undefined ? null : ratio >= 1.6,
   });
+  const thirteen = find(results, '13');
+  const [oneWorker, twoWorkers] = [engineOf(thirteen, 0), engineOf(thirteen, 1)];
+  const providerRatio =
+    oneWorker?.perSecond && twoWorkers?.perSecond ? twoWorkers.perSecond / oneWorker.perSecond : undefined;
+  checks.push({
+    scenario: '13',
+    target: 'a second worker, deliveries waiting on the provider (100 ms): ≥ 1.6 × deliveries/s',
+    measured:
+      providerRatio === undefined
+        ? why(thirteen)
+        : `${fixed(providerRatio, 2)} × (${int(oneWorker!.perSecond!)} → ${int(twoWorkers!.perSecond!)} deliveries/s)`,
+    pass: providerRatio === undefined ? null : providerRatio >= 1.6,
+  });
   const peaks = results.flatMap((r) => r.engine ?? []);
   const api = Math.max(0, ...peaks.map((f) => f.apiPeakRssMb ?? 0));
   const worker = Math.max(0, ...peaks.map((f) => f.workerPeakRssMb ?? 0));
   if (!embedded && peaks.length > 0)
     checks.push({
-      scenario: '8–12',
+      scenario: '8–13',
       target: 'peak RSS of the API and of a worker < 250 MB each',
       measured: `API ${fixed(api)} MB, worker ${fixed(worker)} MB`,
       pass: api < 250 && worker < 250,

@@ -15,6 +15,7 @@ import { databaseCpuMs, RssSampler, startBackground, startServer, stopServer, ty
 import {
   fanOuts,
   idleLatency,
+  providerBoundWorkers,
   seedEngine,
   startSink,
   triggerAccept,
@@ -90,7 +91,7 @@ async function runScenarios(
   await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
   await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
   // The engine's scenarios run before 2 and 3, whose writes change subscriptions and preferences.
-  if (['8', '9', '10', '11', '12'].some((id) => wants(options, id))) {
+  if (['8', '9', '10', '11', '12', '13'].some((id) => wants(options, id))) {
     const sink = await startSink();
     try {
       const ectx = await engine();
@@ -104,6 +105,7 @@ async function runScenarios(
       await step(['12'], 'two APIs and two workers', () =>
         twoByTwo(ectx, results.find((r) => r.id === '9')?.engine?.[0]),
       );
+      await step(['13'], 'a second worker, provider-bound deliveries', () => providerBoundWorkers(ectx, sink));
     } finally {
       await sink.close();
     }

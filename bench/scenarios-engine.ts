@@ -5,7 +5,7 @@ import { ORGANIZATION, randomInts, userId } from './data.js';
 import { runLoad, send, type LoadFigures, type RequestSpec } from './load.js';
 import { cycle, measure, missingSeed, notRun, probe, type ScenarioContext, type ScenarioResult } from './measure.js';
 import { cpuBetween, cpuMs, type Server } from './processes.js';
-import { base, management, type ApiContext } from './seed-api.js';
+import { base, management, seedObjects, seedSubscribers, type ApiContext } from './seed-api.js';
 
 /**
  * The engine's scenarios (issue #19): Herald's API and worker(s) as separate processes on
@@ -51,6 +51,7 @@ const SINK_SECRET = 'bench-sink-secret-0123456789';
 
 /** A local receiver for the webhook provider: counts every POST and when the last one came. */
 export async function startSink() {
+  let delayMs = 0;
   let count = 0;
   let last = 0;
   const ids = new Set<string>();
@@ -68,8 +69,12 @@ export async function startSink() {
       } catch {
         // counted anyway
       }
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end('{"ok":true}');
+      const answer = () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end('{"ok":true}');
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -78,6 +83,10 @@ export async function startSink() {
   return {
     url: `http://127.0.0.1:${port}/hook`,
     stats: () => ({ count, last, duplicates }),
+    /** How long the sink takes to answer each POST, as a provider's API does (scenario 13). */
+    setDelay: (ms: number) => {
+      delayMs = ms;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -258,6 +267,7 @@ async function fanOut(
   expected: number,
   timeoutSeconds: number,
   sink?: Awaited<ReturnType<typeof startSink>>,
+  object: { type: string; id: string } = ORGANIZATION,
 ): Promise<EngineFigures & { error?: string }> {
   const apiPids = [ctx.herald.pid];
   ctx.sampler.reset();
@@ -267,7 +277,7 @@ async function fanOut(
   const sent = Date.now();
   const accepted = await send(
     ctx.main.url,
-    triggerSpec(ctx.main, workflow, [{ object_type: ORGANIZATION.type, id: ORGANIZATION.id }]),
+    triggerSpec(ctx.main, workflow, [{ object_type: object.type, id: object.id }]),
   );
   const acceptedAt = Date.now();
   if (accepted.status !== 202)
@@ -313,6 +323,7 @@ const SCENARIO_TITLES = {
   '10': 'fan-out through the webhook provider to a local sink (send_email), one worker',
   '11': 'trigger → inbox message delivered, idle system, one at a time',
   '12': 'two API + two worker processes: trigger accept across both APIs, fan-out on both workers',
+  '13': 'a second worker when deliveries wait on the provider: webhook fan-out to a sink answering in 100 ms',
 } as const;
 
 const engineResult = (
@@ -521,6 +532,62 @@ export async function twoByTwo(ctx: EngineContext, single: EngineFigures | undef
         ? 'no one-worker figure to compare with'
         : `deliveries/s, two workers ÷ one: ${ratio.toFixed(2)}`,
       `(run, step, channel) written twice over the whole run: ${duplicates}`,
+    ],
+  );
+}
+
+/** Scenario 13's object and how long its provider takes to answer. */
+const PROVIDER_BOUND = { object: { type: ORGANIZATION.type, id: 'acme-provider-bound' }, delayMs: 100 };
+
+/**
+ * Scenario 13: the webhook fan-out of 10 to a sink that answers in 100 ms, as a provider's API does
+ * (an email or SMS API answers in 100–300 ms), with one worker and then with two. A worker holds a
+ * bounded number of provider calls in flight (WORKER_CONCURRENCY jobs of up to 10 calls per channel),
+ * so with a provider's latency its deliveries/s are bounded by those calls, not by the cores, and a
+ * second worker process adds its own. Scenario 12's inbox fan-out, bounded by the two cores, cannot
+ * show that on this machine.
+ */
+export async function providerBoundWorkers(
+  ctx: EngineContext,
+  sink: Awaited<ReturnType<typeof startSink>>,
+): Promise<ScenarioResult> {
+  const scenario = { id: '13', title: SCENARIO_TITLES['13'], connections: 1 };
+  if (ctx.embedded)
+    return notRun(scenario, { ok: false, status: 'unavailable', reason: 'the embedded database serves one process' });
+  const count = Math.min(ctx.sizes.users, ctx.sizes.users >= 100_000 ? 10_000 : 2_000);
+  const { object } = PROVIDER_BOUND;
+  const made = await seedObjects(ctx.main, object.type, [object.id], `object ${object.type}/${object.id}`);
+  if (made.reached !== 1) return notRun(scenario, { ok: false, status: 'failed', reason: made.note ?? 'no object' });
+  const seeded = await seedSubscribers(ctx.main, object, count, userId, 120, `subscribers of ${object.id}`);
+  if (seeded.reached !== count)
+    return notRun(scenario, { ok: false, status: 'failed', reason: seeded.note ?? 'subscribers not seeded' });
+  sink.setDelay(PROVIDER_BOUND.delayMs);
+  const rows: EngineFigures[] = [];
+  try {
+    for (const workers of [1, 2]) {
+      await ctx.workers(workers);
+      await drain(ctx, 60);
+      const figures = await fanOut(ctx, WORKFLOWS.email, count + 1, Math.max(120, count / 20), sink, object);
+      if (figures.error)
+        return { ...scenario, status: 'failed', reason: figures.error, series: [] } satisfies ScenarioResult;
+      rows.push({
+        ...figures,
+        what: `${count.toLocaleString('en-US')} subscribers, ${workers === 1 ? 'one worker' : 'two workers'}`,
+      });
+    }
+  } finally {
+    sink.setDelay(0);
+  }
+  const [one, two] = rows;
+  const ratio = one?.perSecond && two?.perSecond ? two.perSecond / one.perSecond : undefined;
+  return engineResult(
+    '13',
+    1,
+    rows,
+    [],
+    [
+      ratio === undefined ? 'no ratio' : `deliveries/s, two workers ÷ one: ${ratio.toFixed(2)}`,
+      `the sink answers every POST after ${PROVIDER_BOUND.delayMs} ms`,
     ],
   );
 }

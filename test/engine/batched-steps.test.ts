@@ -12,7 +12,7 @@ import { stepRuns } from '../../src/engine/runner.js';
 import type { StepRenderer } from '../../src/engine/run-scope.js';
 import { insertExecutions } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, liveWorkflow, messages, node } from './helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, messages, newExecution, node } from './helpers.js';
 
 /**
  * A batch of run steps (src/engine/runner.ts `stepRuns`) sends a fixed number of statements whatever
@@ -66,20 +66,12 @@ describe('batched run steps and deliveries', () => {
       .executeTakeFirstOrThrow();
     const executionId = newUlid();
     await insertExecutions(t().db, ws.workspaceId, [
-      {
+      newExecution({
         id: executionId,
         workflow_id: workflow.id,
         workflow_slug: slug,
-        version_no: 1,
-        category: 'order-updates',
         data: { order: 'A-1' },
-        actor: null,
-        tenant_id: 'default',
-        recipients: [],
-        idempotency_key: null,
-        cancellation_key: null,
-        source: 'trigger',
-      },
+      }),
     ]);
     const objectRow = await t()
       .db.selectFrom('objects')

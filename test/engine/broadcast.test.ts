@@ -7,7 +7,7 @@ import { sdkFor } from '../support/sdk.js';
 import { listFanOutPage } from '../../src/engine/recipients.js';
 import { insertExecutions } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, messages, settledMessages, waitFor } from './helpers.js';
+import { baseCall, engineWorkspace, messages, newExecution, settledMessages, waitFor } from './helpers.js';
 
 /** A list with these members (users created as the list API creates them). */
 async function listOf(t: () => TestApp, ws: WorkspaceFixture, listId: string, members: string[]) {
@@ -225,22 +225,14 @@ describe('broadcasts', () => {
       // A broadcast written without its trigger job: only the pages run by hand below touch it.
       const id = newUlid();
       await insertExecutions(t().db, ws.workspaceId, [
-        {
+        newExecution({
           id,
-          workflow_id: null,
           tree: { nodes: [{ name: 'b', node_type: 'send_multi_channel', template: 't', channels: ['inbox'] }] },
           workflow_slug: `broadcast:${name}`,
           version_no: 0,
-          category: 'order-updates',
-          data: {},
-          actor: null,
-          tenant_id: 'default',
-          recipients: [],
-          idempotency_key: null,
-          cancellation_key: null,
           source: 'broadcast',
           list_id: name,
-        },
+        }),
       ]);
       const list = await t()
         .db.selectFrom('subscriber_lists')

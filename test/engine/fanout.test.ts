@@ -4,7 +4,16 @@ import type { WorkspaceFixture } from '../support/fixtures.js';
 import { fanOutPage } from '../../src/engine/recipients.js';
 import { insertExecutions } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, settledMessages, trigger } from './helpers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  messages,
+  newExecution,
+  settledMessages,
+  trigger,
+} from './helpers.js';
 
 async function subscribe(
   t: () => TestApp,
@@ -91,20 +100,7 @@ describe('recipients and fan-out', () => {
         .where('slug', '=', 'count')
         .executeTakeFirstOrThrow();
       await insertExecutions(t().db, ws.workspaceId, [
-        {
-          id: message_id,
-          workflow_id: workflow.id,
-          workflow_slug: 'count',
-          version_no: 1,
-          category: 'order-updates',
-          data: {},
-          actor: null,
-          tenant_id: 'default',
-          recipients: [],
-          idempotency_key: null,
-          cancellation_key: null,
-          source: 'trigger',
-        },
+        newExecution({ id: message_id, workflow_id: workflow.id, workflow_slug: 'count' }),
       ]);
       const object = await t()
         .db.selectFrom('objects')

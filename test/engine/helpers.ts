@@ -1,4 +1,6 @@
 import type { TestApp } from '../support/app.js';
+import type { NewExecution } from '../../src/repositories/executions.js';
+import { newUlid } from '../../src/ids.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 import { configClient } from '../management/config-helpers.js';
 import { DEFINITION } from '../base/preference-helpers.js';
@@ -92,3 +94,23 @@ export function settledMessages(
     `${count} settled messages of ${executionId}`,
   );
 }
+
+/**
+ * An execution row as the intake writes it (a plain API trigger of no stored workflow, no
+ * recipients), for tests that write executions themselves; `fields` replaces any of it.
+ */
+export const newExecution = (fields: Partial<NewExecution> = {}): NewExecution => ({
+  id: newUlid(),
+  workflow_id: null,
+  workflow_slug: 'test',
+  version_no: 1,
+  category: 'order-updates',
+  data: {},
+  actor: null,
+  tenant_id: 'default',
+  recipients: [],
+  idempotency_key: null,
+  cancellation_key: null,
+  source: 'trigger',
+  ...fields,
+});

@@ -9,8 +9,16 @@ import { testRenderer } from '../support/engine.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
 import { insertExecutions, type NewExecution } from '../../src/repositories/executions.js';
-import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, settledMessages, waitFor } from './helpers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  messages,
+  newExecution,
+  settledMessages,
+  waitFor,
+} from './helpers.js';
 
 /**
  * Trigger jobs are started in batches (docs/engine.md, "Batched trigger jobs"): a fetched batch in one
@@ -28,37 +36,17 @@ async function workflowId(t: () => TestApp, ws: WorkspaceFixture, slug: string) 
   return row;
 }
 
-const execution = (workflow: number, slug: string, recipients: unknown[], at?: string): NewExecution => ({
-  id: newUlid(),
-  workflow_id: workflow,
-  workflow_slug: slug,
-  version_no: 1,
-  category: 'order-updates',
-  data: { at },
-  actor: null,
-  tenant_id: 'default',
-  recipients,
-  idempotency_key: null,
-  cancellation_key: null,
-  source: 'trigger',
-});
+const execution = (workflow: number, slug: string, recipients: unknown[], at?: string): NewExecution =>
+  newExecution({ workflow_id: workflow, workflow_slug: slug, data: { at }, recipients });
 
-const broadcastExecution = (listId: string): NewExecution => ({
-  id: newUlid(),
-  workflow_id: null,
-  tree: { nodes: [{ name: 'b', node_type: 'send_multi_channel', template: 't', channels: ['inbox'] }] },
-  workflow_slug: `broadcast:${listId}`,
-  version_no: 0,
-  category: 'order-updates',
-  data: {},
-  actor: null,
-  tenant_id: 'default',
-  recipients: [],
-  idempotency_key: null,
-  cancellation_key: null,
-  source: 'broadcast',
-  list_id: listId,
-});
+const broadcastExecution = (listId: string): NewExecution =>
+  newExecution({
+    tree: { nodes: [{ name: 'b', node_type: 'send_multi_channel', template: 't', channels: ['inbox'] }] },
+    workflow_slug: `broadcast:${listId}`,
+    version_no: 0,
+    source: 'broadcast',
+    list_id: listId,
+  });
 
 const user = (distinctId: string) => ({ kind: 'user', distinctId, transient: false });
 

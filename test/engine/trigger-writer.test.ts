@@ -2,12 +2,11 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace, inbox, liveWorkflow } from './helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, newExecution } from './helpers.js';
 import { runOf } from './flow-helpers.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
 import { TriggerWriter } from '../../src/engine/trigger-writer.js';
-import type { NewExecution } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
 
 /**
@@ -95,20 +94,9 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     expect(await jobsOf(t(), ids)).toBe(40);
   });
 
-  const executionIn = (workspaceId: number): NewExecution & { workspace_id: number } => ({
-    id: newUlid(),
+  const executionIn = (workspaceId: number) => ({
+    ...newExecution({ workflow_slug: 'grouped', data: { n: 1 } }),
     workspace_id: workspaceId,
-    workflow_id: null,
-    workflow_slug: 'grouped',
-    version_no: 1,
-    category: 'transactional',
-    data: { n: 1 },
-    actor: null,
-    tenant_id: 'default',
-    recipients: [],
-    idempotency_key: null,
-    cancellation_key: null,
-    source: 'trigger',
   });
   /** Writes of one execution each, all asked for in the same tick. */
   const writeAll = (writer: TriggerWriter, workspaceIds: number[]) => {
