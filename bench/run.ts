@@ -77,6 +77,8 @@ async function runScenarios(
     if (!ids.some((id) => wants(options, id))) return;
     log(`scenario ${ids.join(' + ')}: ${title}`);
     const outcome = await work();
+    // Where Herald's whole-run peak (VmHWM) is reached, when no sampled window shows it.
+    log(`  Herald VmHWM so far: ${ctx.sampler.highWaterMark().toFixed(1)} MB`);
     for (const result of Array.isArray(outcome) ? outcome : [outcome]) {
       results.push(result);
       if (result.status !== 'measured')
@@ -195,6 +197,7 @@ async function main() {
       seedMainThroughApi(api(prepared.main), options.sizes, log),
     );
     seeding.push(...mainSeeds);
+    log(`  Herald VmHWM after seeding: ${herald.sampler.highWaterMark().toFixed(1)} MB`);
     // What was seeded through the API (objects, subscriptions) is analyzed as autovacuum would have
     // (a server with autovacuum off, as on the development machine, never does): without statistics
     // the planner misjudges pages of a 100,000-subscriber object.
