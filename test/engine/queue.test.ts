@@ -78,4 +78,19 @@ describe('the durable queue inside Herald transactions', () => {
     const rows = await sql<{ id: number }>`select id from ${sql.id(table)} order by id`.execute(handle.db);
     expect(rows.rows.map((row) => row.id)).toEqual(committed);
   });
+
+  it('makes the trigger queue without NOTIFY on insert, and turns it off in a queue made before', async () => {
+    expect((await queue.boss.getQueue(QUEUES.trigger))?.notify).toBe(false);
+    expect((await queue.boss.getQueue(QUEUES.fanout))?.notify).toBe(true);
+    // An install whose trigger queue still notifies, as every queue did before the senders woke the workers.
+    await queue.boss.updateQueue(QUEUES.trigger, { notify: true });
+    const again = new Queue({ url, pglite: handle.pglite, schema, pollingIntervalSeconds: 0.5, poolSize: 2 });
+    await again.start();
+    try {
+      expect((await again.boss.getQueue(QUEUES.trigger))?.notify).toBe(false);
+      expect((await again.boss.getQueue(QUEUES.fanout))?.notify).toBe(true);
+    } finally {
+      await again.stop(5000);
+    }
+  });
 });
