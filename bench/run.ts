@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -276,6 +276,13 @@ async function main() {
     const report = renderReport(info, results, checks);
     process.stdout.write(`\n${report}`);
     writeOutputs(options, report, { info, results, checks });
+  } catch (error) {
+    // The processes' logs go with the temporary folder: what they said last is printed first.
+    for (const file of readdirSync(tmp).filter((name) => name.endsWith('.log'))) {
+      const tail = readFileSync(join(tmp, file), 'utf8').split('\n').slice(-30).join('\n');
+      process.stderr.write(`--- last lines of ${file}\n${tail}\n`);
+    }
+    throw error;
   } finally {
     await stats?.end();
     for (const server of servers.reverse()) await stopServer(server);

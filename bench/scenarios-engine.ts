@@ -203,11 +203,22 @@ async function progress(ctx: EngineContext, executionId: string) {
   };
 }
 
-/** Every accepted job done (PostgreSQL: pg-boss's table; embedded: a fixed settle time). */
+/**
+ * Every accepted job done. PostgreSQL: pg-boss's table is empty of pending jobs. Embedded (no second
+ * connection into the process's database): a sentinel trigger, accepted after everything before it,
+ * has its message, so the trigger backlog ahead of it has been taken.
+ */
 async function drain(ctx: EngineContext, boundSeconds: number): Promise<number | undefined> {
   const started = Date.now();
   if (!ctx.query) {
-    await sleep(Math.min(boundSeconds, 5) * 1000);
+    const sentinel = await send(ctx.main.url, triggerSpec(ctx.main, WORKFLOWS.inbox, [userId(0)]));
+    if (sentinel.status !== 202) return undefined;
+    const executionId = (sentinel.body as { message_id: string }).message_id;
+    while (Date.now() - started < boundSeconds * 1000) {
+      const state = await progress(ctx, executionId).catch(() => undefined);
+      if (state && state.total >= 1 && state.pending === 0) return (Date.now() - started) / 1000;
+      await sleep(1000);
+    }
     return undefined;
   }
   while (Date.now() - started < boundSeconds * 1000) {

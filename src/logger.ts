@@ -42,16 +42,31 @@ export function censorCredentials(value: unknown, depth = 0): unknown {
 const KEY_IN_PATH = /^\/[^/?]+\/(trigger|broadcast)\//;
 const loggedUrl = (url: string) => url.replace(KEY_IN_PATH, '/[workspace_key]/$1/');
 
+/**
+ * What a log line says of a request: its method, URL (without a key in the path), host and the
+ * client's address, never the object itself, whose raw form holds the headers (Authorization among
+ * them, where no field name says so). A request whose client has gone has no address any more
+ * (`ip` undefined): it was once passed through whole, API key and body with it. A plain object
+ * logged as `req` is left to the censoring formatter.
+ */
+function serializeRequest(request: unknown): Record<string, unknown> {
+  if (request === null || typeof request !== 'object') return { value: request };
+  const prototype = Object.getPrototypeOf(request);
+  if (prototype === Object.prototype || prototype === null) return request as Record<string, unknown>;
+  const { method, url, host, ip } = request as Partial<Pick<FastifyRequest, 'method' | 'url' | 'host' | 'ip'>>;
+  return {
+    method: typeof method === 'string' ? method : undefined,
+    url: typeof url === 'string' ? loggedUrl(url) : undefined,
+    host: typeof host === 'string' ? host : undefined,
+    remoteAddress: typeof ip === 'string' ? ip : undefined,
+  };
+}
+
 export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
   if (level === 'silent' && !stream) return false;
   return {
     level,
-    serializers: {
-      req: (request: FastifyRequest) =>
-        typeof request?.url === 'string' && typeof request.ip === 'string'
-          ? { method: request.method, url: loggedUrl(request.url), host: request.host, remoteAddress: request.ip }
-          : (request as unknown as Record<string, unknown>),
-    },
+    serializers: { req: serializeRequest },
     formatters: { log: (object) => censorCredentials(object) as Record<string, unknown> },
     ...(stream ? { stream } : {}),
   };

@@ -1,6 +1,9 @@
+import { connect, type AddressInfo } from 'node:net';
+import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { censorCredentials } from '../../src/logger.js';
 import { buildTestApp, useTestApp } from '../support/app.js';
+import { findCredentials } from '../support/secrets.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 
 describe('logs', () => {
@@ -59,6 +62,50 @@ describe('logs', () => {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
+  });
+
+  it('never carry the request itself (headers, body) once its client has gone', async () => {
+    // A line logged about a request after its connection closed (a busy server answering a client
+    // that gave up): the request has no client address any more, and its raw form holds the headers.
+    let captured: FastifyRequest | undefined;
+    const late = await buildTestApp(
+      {},
+      {
+        beforeReady: (app) =>
+          app.addHook('onRequest', async (request) => {
+            if (!request.url.includes('left-early')) return;
+            // The connection goes before anything asked for the client's address (as a client giving up does).
+            captured = request;
+            request.raw.socket.destroy();
+          }),
+      },
+    );
+    try {
+      const ws = await createWorkspaceFixture(late);
+      await late.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = late.app.server.address() as AddressInfo;
+      const body = JSON.stringify({ properties: { phone: 'private-marker' } });
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST /v1/user/left-early/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ws.apiKey}\r\n` +
+              `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+          );
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      expect(captured?.ip).toBeUndefined();
+      late.app.log.info({ req: captured }, 'a late line about the request');
+      const line = late.logs.find((entry) => entry.msg === 'a late line about the request');
+      expect(line?.req).toEqual({ method: 'POST', url: '/v1/user/left-early/', host: '127.0.0.1' });
+      const text = JSON.stringify(late.logs);
+      expect(findCredentials(late.logs)).toEqual([]);
+      expect(text).not.toContain('rawHeaders');
+      expect(text).not.toContain('private-marker');
+    } finally {
+      await late.close();
+    }
   });
 
   it('censor credential-named fields at any depth and in lists, without touching the logged object', async () => {
