@@ -189,10 +189,10 @@ export class Queue {
 
   /** The statement that wakes the workers of a queue (pg-boss's channel for this schema, as its listener derives it). */
   private notifySql(name: QueueName) {
-    return CompiledQuery.raw(`select pg_notify('pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), 24), $2)`, [
-      this.schema,
-      name,
-    ]);
+    return CompiledQuery.raw(
+      `select pg_notify('pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), 24), $2)`,
+      [this.schema, name],
+    );
   }
 
   /** Wakes the queue's workers when the caller's transaction commits (a queue in WOKEN_BY_SENDER). */
