@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
@@ -73,17 +73,26 @@ describe('batched trigger jobs', () => {
         broadcastExecution('readers'),
       ];
       await insertExecutions(t().db, ws.workspaceId, batch);
-      t().queries.reset();
+      // Counted on the transaction's own handle: the worker running beside it shares the database.
+      let statements = 0;
+      const counting: KyselyPlugin = {
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          statements += 1;
+          return args.result;
+        },
+      };
       await t()
         .db.transaction()
         .execute((trx) =>
           startExecutions(
-            trx,
+            trx.withPlugin(counting),
             queue,
             batch.map((e) => e.id),
           ),
         );
-      counts.push(t().queries.count);
+      // With BEGIN and COMMIT.
+      counts.push(statements + 2);
       // Started again (a batch whose completion was lost): every run exists, nothing is enqueued twice.
       await t()
         .db.transaction()

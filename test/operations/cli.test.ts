@@ -42,7 +42,7 @@ describe('herald CLI', { timeout: 180_000 }, () => {
       '--json',
     );
     expect(result.stderr).toBe('');
-    expect(result.status).toBe(0);
+    expect(result.status, result.stderr).toBe(0);
     const body = result.json();
     expect(Object.keys(body).sort()).toEqual(
       [
@@ -101,7 +101,7 @@ describe('herald CLI', { timeout: 180_000 }, () => {
     expect(token.service_token).toMatch(/^hst_/);
     expect(herald('service-token', 'revoke', token.service_token_id, '--json').json()).toEqual({ revoked: true });
     const revokedAgain = herald('service-token', 'revoke', token.service_token_id, '--json');
-    expect(revokedAgain.status).toBe(2);
+    expect(revokedAgain.status, revokedAgain.stderr).toBe(2);
     expect(revokedAgain.json()).toEqual({ error: 'no live service token matches' });
     expect(herald('api-key', 'create', '--workspace', slug, '--json').json()).toMatchObject({
       workspace: slug,
@@ -111,10 +111,10 @@ describe('herald CLI', { timeout: 180_000 }, () => {
 
   it('explains bad usage and exits 2', () => {
     const result = herald('api-key', 'create', '--workspace', 'no-such-workspace-here', '--json');
-    expect(result.status).toBe(2);
+    expect(result.status, result.stderr).toBe(2);
     expect(result.json()).toEqual({ error: "workspace 'no-such-workspace-here' not found" });
     const unknown = herald('frobnicate');
-    expect(unknown.status).toBe(2);
+    expect(unknown.status, unknown.stderr).toBe(2);
     expect(unknown.stderr).toContain('unknown command: frobnicate');
   });
 });
