@@ -49,83 +49,73 @@ const requireSlug = (slug: string | undefined) => {
   return slug;
 };
 
-const COMMANDS = [
-  'migrate',
-  'bootstrap',
-  'workspace create',
-  'workspace list',
-  'service-token create',
-  'service-token revoke',
-  'api-key create',
-];
-const commandOf = ([noun, verb]: string[]) => `${noun} ${verb ?? ''}`.trim();
-
-async function run(
-  command: string[],
-  flags: Flags,
-  config: Config,
-  database: OpenDatabase,
-): Promise<Record<string, unknown>> {
-  const { db, secretBox } = database;
-  const argument = command[2];
-  switch (commandOf(command)) {
-    case 'migrate':
-      return { migrated: true };
-    case 'bootstrap': {
-      const result = await bootstrapWorkspace(db, secretBox, {
-        slug: requireSlug(flags.workspace),
-        actor: actorFrom(flags),
-      });
-      return { ...result, ...surfaceUrls(config) };
-    }
-    case 'workspace create': {
-      const slug = requireSlug(argument ?? flags.workspace);
-      const { workspace, defaultKey } = await db
-        .transaction()
-        .execute((trx) => createWorkspace(trx, secretBox, { slug, name: flags.name ?? slug, actor: actorFrom(flags) }));
-      return {
-        workspace: workspace.slug,
-        name: workspace.name,
-        workspace_key: defaultKey.key,
-        workspace_secret: defaultKey.secret,
-      };
-    }
-    case 'workspace list': {
-      const results = [];
-      for (let offset = 0, count = 1; offset < count; offset += 1000) {
-        const page = await listWorkspaces(db, { limit: 1000, offset });
-        count = page.count;
-        results.push(...page.rows.map((row) => ({ slug: row.slug, name: row.name, created_at: iso(row.created_at) })));
-        if (page.rows.length === 0) break;
-      }
-      return { count: results.length, results };
-    }
-    case 'service-token create': {
-      const token = await createServiceToken(db, actorFrom(flags));
-      return { service_token_id: token.id, service_token: token.token };
-    }
-    case 'service-token revoke': {
-      if (!argument) throw new UsageError('service-token revoke needs the token id or the token');
-      // Running instances hear of it through NOTIFY, sent in the revoking transaction.
-      if (!(await revokeServiceTokenEverywhere(db, undefined, argument)))
-        throw new UsageError('no live service token matches');
-      return { revoked: true };
-    }
-    case 'api-key create': {
-      const slug = requireSlug(flags.workspace);
-      const workspace = await findWorkspaceBySlug(db, slug);
-      if (!workspace) throw new UsageError(`workspace '${slug}' not found`);
-      const key = await createApiKey(db, {
-        workspaceId: workspace.id,
-        name: flags.name ?? 'cli',
-        createdBy: actorFrom(flags),
-      });
-      return { workspace: slug, api_key_id: key.id, api_key: key.apiKey };
-    }
-    default:
-      throw new UsageError(`unknown command: ${command.join(' ') || '(none)'}`);
-  }
+interface CommandContext {
+  db: OpenDatabase['db'];
+  secretBox: OpenDatabase['secretBox'];
+  config: Config;
+  flags: Flags;
+  /** The positional after the command's two words (a slug, a token id). */
+  argument: string | undefined;
 }
+
+/** Every command, by its words: the one list `main` refuses an unknown command against. */
+const COMMANDS: Record<string, (context: CommandContext) => Promise<Record<string, unknown>>> = {
+  migrate: async () => ({ migrated: true }),
+  bootstrap: async ({ db, secretBox, config, flags }) => {
+    const result = await bootstrapWorkspace(db, secretBox, {
+      slug: requireSlug(flags.workspace),
+      actor: actorFrom(flags),
+    });
+    return { ...result, ...surfaceUrls(config) };
+  },
+  'workspace create': async ({ db, secretBox, flags, argument }) => {
+    const slug = requireSlug(argument ?? flags.workspace);
+    const { workspace, defaultKey } = await db
+      .transaction()
+      .execute((trx) => createWorkspace(trx, secretBox, { slug, name: flags.name ?? slug, actor: actorFrom(flags) }));
+    return {
+      workspace: workspace.slug,
+      name: workspace.name,
+      workspace_key: defaultKey.key,
+      workspace_secret: defaultKey.secret,
+    };
+  },
+  'workspace list': async ({ db }) => {
+    const results = [];
+    for (let offset = 0, count = 1; offset < count; offset += 1000) {
+      const page = await listWorkspaces(db, { limit: 1000, offset });
+      count = page.count;
+      results.push(...page.rows.map((row) => ({ slug: row.slug, name: row.name, created_at: iso(row.created_at) })));
+      if (page.rows.length === 0) break;
+    }
+    return { count: results.length, results };
+  },
+  'service-token create': async ({ db, flags }) => {
+    const token = await createServiceToken(db, actorFrom(flags));
+    return { service_token_id: token.id, service_token: token.token };
+  },
+  'service-token revoke': async ({ db, argument }) => {
+    if (!argument) throw new UsageError('service-token revoke needs the token id or the token');
+    // Running instances hear of it through NOTIFY, sent in the revoking transaction.
+    if (!(await revokeServiceTokenEverywhere(db, undefined, argument)))
+      throw new UsageError('no live service token matches');
+    return { revoked: true };
+  },
+  'api-key create': async ({ db, flags }) => {
+    const slug = requireSlug(flags.workspace);
+    const workspace = await findWorkspaceBySlug(db, slug);
+    if (!workspace) throw new UsageError(`workspace '${slug}' not found`);
+    const key = await createApiKey(db, {
+      workspaceId: workspace.id,
+      name: flags.name ?? 'cli',
+      createdBy: actorFrom(flags),
+    });
+    return { workspace: slug, api_key_id: key.id, api_key: key.apiKey };
+  },
+};
+const commandOf = ([noun, verb]: string[]) => `${noun} ${verb ?? ''}`.trim();
+const handlerOf = (command: string[]) =>
+  Object.hasOwn(COMMANDS, commandOf(command)) ? COMMANDS[commandOf(command)] : undefined;
 
 const printHuman = (result: Record<string, unknown>) => {
   for (const [key, value] of Object.entries(result)) {
@@ -157,7 +147,8 @@ async function main(argv: string[]): Promise<number | undefined> {
     return flags.help ? 0 : 2;
   }
   // An unknown command needs no database to be refused.
-  if (!COMMANDS.includes(commandOf(positionals))) {
+  const handler = handlerOf(positionals);
+  if (!handler) {
     const message = `unknown command: ${positionals.join(' ')}`;
     if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     process.stderr.write(`herald: ${message}\n`);
@@ -176,7 +167,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   let database: OpenDatabase | undefined;
   try {
     database = await openDatabase(config);
-    const result = await run(positionals, flags, config, database);
+    const result = await handler({ ...database, config, flags, argument: positionals[2] });
     if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
     else printHuman(result);
     return 0;

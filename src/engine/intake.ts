@@ -11,7 +11,7 @@ import {
   findIdempotentExecutions,
   findLiveWorkflows,
   findTenantSettings,
-  insertExecutions,
+  insertExecutionsQuery,
   type LiveWorkflowRow,
   type NewExecution,
 } from '../repositories/executions.js';
@@ -267,15 +267,12 @@ async function accept(
   // The trigger queue does not NOTIFY on insert (engine/queue.ts, WOKEN_BY_SENDER): a transaction wakes
   // the workers on its commit; a plain batch is written with those of concurrent requests, which wake
   // them after their statement (engine/trigger-writer.ts).
+  const rows = executions.map((e) => ({ ...e, workspace_id: workspaceId }));
   if (executions.length > 0 && trx) {
-    await insertExecutions(trx, workspaceId, executions);
-    await queue.sendMany(trx, QUEUES.trigger, jobs);
+    await queue.sendManyWith(trx, QUEUES.trigger, jobs, insertExecutionsQuery(trx, rows));
     if (jobs.some((job) => !job.options.startAfter)) await queue.notifyIn(trx, QUEUES.trigger);
   } else if (executions.length > 0) {
-    await triggerWriterOf(db, queue).write(
-      executions.map((e) => ({ ...e, workspace_id: workspaceId })),
-      jobs,
-    );
+    await triggerWriterOf(db, queue).write(rows, jobs);
   }
   for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
   return results as Intake[];
