@@ -1,8 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ulid } from 'ulid';
 import { fieldError } from '../errors.js';
 import { EditOperationSchema } from '../schemas/entity-operations.js';
+import { newUlid } from '../ids.js';
 import {
   EventsBodySchema,
   isReservedEventName,
@@ -100,7 +100,7 @@ export function readEventRecords(
       event: name,
       properties: track.properties ?? {},
       tenant_id: track.tenant_id ?? track.brand_id ?? null,
-      insert_id: track.$idempotency_key ?? track.$insert_id ?? ulid(),
+      insert_id: track.$idempotency_key ?? track.$insert_id ?? newUlid(),
       created_at: track.$time === undefined ? now : new Date(track.$time),
     });
   });

@@ -1,4 +1,3 @@
-import { ulid } from 'ulid';
 import type { Trx } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { createAndLockUsers } from '../repositories/users.js';
@@ -10,6 +9,7 @@ import {
   type LockedList,
 } from '../repositories/subscriber-lists.js';
 import { addMembers, removeMembers, replaceLiveMembers, type ListEvent } from '../repositories/list-members.js';
+import { newUlid } from '../ids.js';
 
 export const listNotFound = (listId: string) => notFound(`list_id: ${listId} not found`);
 export const versionNotFound = (listId: string, versionId: string) =>
@@ -84,7 +84,7 @@ export async function removeListMembers(
 /** start_sync: a new, empty draft version of the list. */
 export async function startListSync(trx: Trx, workspaceId: number, listId: string) {
   const list = await lockedList(trx, workspaceId, listId);
-  return insertVersion(trx, workspaceId, list.id, ulid());
+  return insertVersion(trx, workspaceId, list.id, newUlid());
 }
 
 /** finish_sync: the draft's members replace the live ones atomically, then the draft is gone. */
