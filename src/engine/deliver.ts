@@ -125,6 +125,7 @@ async function chooseVendor(
     .where('is_active', '=', true)
     .orderBy('is_default', 'desc')
     .orderBy('created_at')
+    .orderBy('id')
     .limit(1)
     .execute();
   const vendor = vendors[0] ? await findVendor(db, workspaceId, vendors[0].id) : undefined;

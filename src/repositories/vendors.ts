@@ -42,6 +42,7 @@ export async function findActiveVendors(db: Db, workspaceId: number) {
     .where('is_active', '=', true)
     .orderBy('is_default', 'desc')
     .orderBy('created_at')
+    .orderBy('id')
     .execute();
   const byChannel = new Map<string, { id: string; provider: string; nickname: string | null }>();
   for (const row of rows) if (!byChannel.has(row.channel)) byChannel.set(row.channel, row);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CompiledQuery, sql } from 'kysely';
-import { createDatabase, type Db } from '../../src/db/database.js';
+import { createDatabase, type Trx } from '../../src/db/database.js';
 import { saveMessageStates } from '../../src/repositories/messages.js';
 import { saveObjectStates } from '../../src/repositories/objects.js';
 import { saveRunsProgress } from '../../src/repositories/runs.js';
@@ -15,7 +15,7 @@ const ROLLBACK = new Error('rollback');
  * sequential scan (the runs update did so on every batch of a fan-out). Each also names its rows by
  * primary key as an array; with sequential scans priced out, the plan shows whether it can.
  */
-async function planOf(write: (trx: Db) => Promise<unknown>): Promise<string> {
+async function planOf(write: (trx: Trx) => Promise<unknown>): Promise<string> {
   let captured: CompiledQuery | undefined;
   const { db } = createDatabase({
     url: url!,
