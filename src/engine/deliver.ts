@@ -240,7 +240,7 @@ const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
   options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
 });
 
-/** One message delivered; `signal` ends its provider call (the worker stops) and gives up saving its outcome. */
+/** One message delivered; `signal` ends its provider call (the worker stops, or the job's claim is gone). */
 export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signal: AbortSignal = NEVER) {
   const { db } = deps;
   const row = await findMessageById(db, job.messageId);
@@ -288,10 +288,12 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signa
     return;
   }
   const sent = await callProvider(deps, row, job, vendor, rendered, signal);
-  // The call was made: its outcome is saved even across a database outage, or the message would be sent again.
+  // The call was made: its outcome is saved across a database outage, or the message would be sent again; even
+  // when the job's claim is gone meanwhile (its retry then finds the attempt recorded). Only a stopping worker gives up.
   const retry = sent.retry;
+  const stopping = deps.queue.stopSignal;
   if (!retry) {
-    await whenDatabaseAnswers(() => saveDelivery(db, row.id, sent.update), signal);
+    await whenDatabaseAnswers(() => saveDelivery(db, row.id, sent.update), stopping);
     return;
   }
   await whenDatabaseAnswers(
@@ -301,7 +303,7 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signa
         const next = retryJob(row, retry);
         await deps.queue.send(trx, deliveryQueue(row.channel), next.data, next.options);
       }),
-    signal,
+    stopping,
   );
 }
 
@@ -387,10 +389,8 @@ export async function sendDeliveries(
   );
   const updates = [...prepared.settled, ...sent.map(({ row, update }) => ({ ...update, id: row.id }))];
   const retries = sent.filter((s) => s.retry !== undefined);
-  // Saving gives up when the worker stops (or a job's claim is gone); with no call made there is nothing to keep.
-  const stopped = prepared.calls.length
-    ? AbortSignal.any(prepared.calls.map(({ row }) => signalOf(row.id)))
-    : AbortSignal.abort();
+  // Saving gives up only when the worker stops (as deliverMessage's); with no call made there is nothing to keep.
+  const stopped = prepared.calls.length ? deps.queue.stopSignal : AbortSignal.abort();
   if (retries.length === 0) {
     await whenDatabaseAnswers(() => saveDeliveries(deps.db, updates), stopped);
     return;

@@ -9,8 +9,10 @@ import { isDatabaseUnavailable } from '../errors.js';
  * above all, whose call must not be made again — it writes then.
  */
 
-const FIRST_WAIT_MS = 250;
-const LONGEST_WAIT_MS = 2000;
+// Short: once the database is back, a worker's own write should land before the supervisor, finding the job's
+// heartbeat stale, has it retried elsewhere (the retry waits at least 1 s).
+const FIRST_WAIT_MS = 100;
+const LONGEST_WAIT_MS = 500;
 
 const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -24,8 +26,8 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * `write`, tried again while the database is unreachable, until it succeeds or `signal` aborts (the worker stops,
- * or the job's claim is gone); any other error, and the last one after an abort, is thrown.
+ * `write`, tried again while the database is unreachable, until it succeeds or `signal` aborts; any other error, and
+ * the last one after an abort, is thrown.
  */
 export async function whenDatabaseAnswers<T>(write: () => Promise<T>, signal: AbortSignal): Promise<T> {
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {

@@ -96,6 +96,7 @@ export class Queue {
   readonly boss: PgBoss;
   readonly pollingIntervalSeconds: number;
   private started = false;
+  private readonly stopping = new AbortController();
   private readonly jobExpireSeconds: number;
   private readonly heartbeatSeconds: number;
   private readonly schema: string;
@@ -275,8 +276,14 @@ export class Queue {
     );
   }
 
+  /** Aborts when this queue starts stopping: work that waits for the database gives up then. */
+  get stopSignal(): AbortSignal {
+    return this.stopping.signal;
+  }
+
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */
   async stop(timeoutMs = 8000) {
+    this.stopping.abort();
     for (const state of this.wakes.values()) clearTimeout(state.timer);
     if (!this.started) return;
     this.started = false;
