@@ -75,8 +75,9 @@ export class Engine {
         return { id: job.id, status: 'completed' as const };
       } catch (error) {
         this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
-        // Failed on an unreachable database: the failure is recorded (and the job retried) once it is back.
-        await databaseBack(this.options.db, error, job.signal);
+        // Failed on an unreachable database: the failure is recorded (and the job retried) once it is back,
+        // unless the worker is stopping.
+        await databaseBack(this.options.db, error, AbortSignal.any([job.signal, this.options.queue.stopSignal]));
         const message = error instanceof Error ? error.message : String(error);
         return { id: job.id, status: 'failed' as const, output: { message } };
       }
