@@ -1,73 +1,12 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app.js';
+import { buildTestApp, TEST_SECRET_KEY } from '../support/app.js';
 import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { startWorkerProcess, type ServerProcess } from '../support/server-process.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, trigger } from '../engine/helpers.js';
-import { liveTemplate, until } from './engine-helpers.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
+import { engineWorkspace } from '../engine/helpers.js';
+import { liveTemplate, slowSmsWorkflow, smsMessage, startSlowSmsApi, until } from './engine-helpers.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
-
-/**
- * A Twilio-compatible Messages API on 127.0.0.1 that answers each call after the delay the test sets for it (201
- * with a message SID), and records when each call arrived and when its connection closed.
- */
-async function startSlowSmsApi(delays: number[]) {
-  const calls: { at: number; closedAt?: number; answered: boolean }[] = [];
-  const server = http.createServer((request, response) => {
-    const call: (typeof calls)[number] = { at: Date.now(), answered: false };
-    const delay = delays[calls.length] ?? 0;
-    calls.push(call);
-    request.resume();
-    response.on('close', () => (call.closedAt = Date.now()));
-    setTimeout(() => {
-      if (response.destroyed) return;
-      call.answered = true;
-      response.writeHead(201, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ sid: `SM${calls.indexOf(call)}`, status: 'queued' }));
-    }, delay);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** An SMS workflow through a Twilio vendor at `baseUrl` whose calls may take up to `timeoutMs`. */
-async function smsWorkflow(t: () => TestApp, ws: WorkspaceFixture, baseUrl: string, timeoutMs: number) {
-  await liveTemplate(t, ws, 'note', ['sms']);
-  const vendor = await configClient(t, ws).inject('POST', '/vendor/', {
-    channel: 'sms',
-    provider: 'twilio',
-    nickname: 'slow sms',
-    is_default: true,
-    config: {
-      account_sid: 'AC0123456789',
-      auth_token: 'twilio-token-0123456789',
-      from: '+15550000000',
-      base_url: baseUrl,
-      timeout_ms: timeoutMs,
-    },
-  });
-  if (vendor.statusCode !== 201) throw new Error(`vendor: ${vendor.body}`);
-  await liveWorkflow(t, ws, 'sms', [node('send_sms', { template: 'note' })]);
-}
-
-async function smsMessage(app: TestApp, executionId: string) {
-  const { rows } = await sql<{ status: string; attempts: unknown[] }>`
-    select status, attempts from messages where execution_id = ${executionId} and channel = 'sms'`.execute(app.db);
-  return rows[0];
-}
 
 /**
  * Worker processes on PostgreSQL with the queue settings users get (no QUEUE_* variable set): a worker killed in
@@ -90,15 +29,8 @@ describe.runIf(DATABASE_URL)('a lost worker, with default queue settings', { tim
     const app = await buildTestApp({ DATABASE_URL: database.url! }, { engine: { worker: false, schema: 'pgboss' } });
     const t = () => app;
     const ws = await engineWorkspace(t);
-    await smsWorkflow(t, ws, sms.url, timeoutMs);
-    const send = async () => {
-      const accepted = await trigger(t, ws, {
-        workflow: 'sms',
-        recipients: [{ distinct_id: 'slow-user', $sms: ['+15551230000'] }],
-      });
-      expect(accepted.statusCode).toBe(202);
-      return accepted.json().message_id as string;
-    };
+    await liveTemplate(t, ws, 'note', ['sms']);
+    const send = await slowSmsWorkflow(t, ws, sms.url, timeoutMs);
     const tearDown = async () => {
       for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
       await Promise.all(workers.map((w) => w.exited));
@@ -122,8 +54,8 @@ describe.runIf(DATABASE_URL)('a lost worker, with default queue settings', { tim
       const killedAt = Date.now();
       await until(async () => sms.calls.length === 2, 60_000, 'the call made again by the other worker');
       const resumedMs = sms.calls[1]!.at - killedAt;
-      await until(async () => (await smsMessage(app, executionId))?.status === 'sent_by_vendor', 30_000, 'sent');
-      const message = (await smsMessage(app, executionId))!;
+      await until(async () => (await smsMessage(app.db, executionId))?.status === 'sent_by_vendor', 30_000, 'sent');
+      const message = (await smsMessage(app.db, executionId))!;
       expect(message.attempts).toHaveLength(1);
       expect(resumedMs).toBeLessThan(30_000);
       recordFigures('lost-worker', {
@@ -142,12 +74,12 @@ describe.runIf(DATABASE_URL)('a lost worker, with default queue settings', { tim
       workers.push(await startWorkerProcess(env));
       const executionId = await send();
       await until(async () => sms.calls.length === 1, 60_000, 'the call');
-      await until(async () => (await smsMessage(app, executionId))?.status === 'sent_by_vendor', 90_000, 'sent');
+      await until(async () => (await smsMessage(app.db, executionId))?.status === 'sent_by_vendor', 90_000, 'sent');
       const call = sms.calls[0]!;
       // The answer came after 58 s, on the one call: nobody called again meanwhile.
       expect(call.answered).toBe(true);
       expect(sms.calls).toHaveLength(1);
-      const message = (await smsMessage(app, executionId))!;
+      const message = (await smsMessage(app.db, executionId))!;
       expect(message.attempts).toHaveLength(1);
       expect((message.attempts[0] as { outcome: string }).outcome).toBe('sent');
       recordFigures('live-worker-long-call', {
