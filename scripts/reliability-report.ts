@@ -76,8 +76,18 @@ const GUARANTEES: [id: string, guarantee: string, test: string][] = [
   ],
   [
     'outage-fanout',
-    'PostgreSQL gone (connections reset) for 4 s in the middle of a fan-out: triggers answered 503 or accepted, the fan-out and every accepted trigger complete after it, each recipient one message',
+    'PostgreSQL gone (connections reset) for 10 s in the middle of a fan-out to the inbox and a webhook, default queue settings: every job running at the cut completes within 30 s of the return, no provider call is made twice, triggers answered 503 or accepted, the fan-out and every accepted trigger complete, each recipient one message per channel',
     'test/faults/outage-fanout.test.ts',
+  ],
+  [
+    'lost-worker',
+    'A worker killed (SIGKILL) in the middle of a provider call, default queue settings (job expiry 300 s): another worker makes the call again within 30 s',
+    'test/faults/lost-worker.test.ts',
+  ],
+  [
+    'live-worker-long-call',
+    'A live worker’s 60 s provider call (vendor timeout_ms 60000), another worker idle, default queue settings: never taken over, one call',
+    'test/faults/lost-worker.test.ts',
   ],
   [
     'duplicate-triggers',

@@ -45,8 +45,10 @@ export const ConfigSchema = Type.Object({
   QUEUE_POLLING_INTERVAL_SECONDS: Type.Number({ default: 2, minimum: 0.5, maximum: 60 }),
   /** pg-boss's schema: its tables live beside Herald's. */
   QUEUE_SCHEMA: Type.String({ default: 'pgboss', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-  /** A job still active this long after it started is taken to be lost with its worker, and retried. */
+  /** The longest one job may run, however alive its worker: one still active this long after it started is retried. */
   QUEUE_JOB_EXPIRE_SECONDS: Integer({ default: 300, minimum: 1, maximum: 86_400 }),
+  /** A job its worker has not refreshed for this long is taken to be lost with its worker (killed, cut off), and retried. */
+  QUEUE_HEARTBEAT_SECONDS: Integer({ default: 10, minimum: 10, maximum: 3600 }),
   /** How often the queue looks for such jobs (and does its upkeep). */
   QUEUE_SUPERVISE_SECONDS: Integer({ default: 10, minimum: 1, maximum: 3600 }),
   /** Subscribers read per fan-out page. */

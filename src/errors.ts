@@ -146,6 +146,15 @@ const unavailableCodes = new Set([
 const unavailableMessages =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|connection has been discarded/i;
 
+/** Whether an error says the database is unreachable or out of time (a 503 to a client; a worker waits for it). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (
+    (typeof e?.code === 'string' && unavailableCodes.has(e.code)) ||
+    (typeof e?.message === 'string' && unavailableMessages.test(e.message))
+  );
+}
+
 /** Maps any thrown value to the HttpError a client may see: Postgres codes are translated here and only here. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
@@ -167,9 +176,7 @@ export function toHttpError(error: unknown): HttpError {
   // Any other data exception (SQLSTATE class 22) is about a value the request sent.
   if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code))
     return new HttpError(400, 'a value is invalid or out of range');
-  if ((typeof e.code === 'string' && unavailableCodes.has(e.code)) || unavailableMessages.test(e.message ?? '')) {
-    return unavailable('the database is unavailable; try again shortly');
-  }
+  if (isDatabaseUnavailable(e)) return unavailable('the database is unavailable; try again shortly');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new HttpError(e.statusCode, e.message ?? 'bad request');
   }

@@ -66,6 +66,7 @@ export async function runHerald(config: Config, roles: Roles) {
     pollingIntervalSeconds: config.QUEUE_POLLING_INTERVAL_SECONDS,
     schema: config.QUEUE_SCHEMA,
     jobExpireSeconds: config.QUEUE_JOB_EXPIRE_SECONDS,
+    heartbeatSeconds: config.QUEUE_HEARTBEAT_SECONDS,
     superviseSeconds: config.QUEUE_SUPERVISE_SECONDS,
   });
   await queue.start();

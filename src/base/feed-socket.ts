@@ -21,7 +21,12 @@ const feedRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
 
 // The web SDK asks for a new token (when it can) on exactly this message.
 const WRONG_TOKEN = 'Authentication Error: wrong auth token';
-const CLOSING = 'the server is shutting down; retry shortly';
+/**
+ * Shutting down, a connection is dropped, never refused or disconnected in words: socket.io clients (the web SDK)
+ * take a server's disconnect or a middleware error as final and stop, but reconnect by themselves, with backoff,
+ * after a transport closes — so a tab open across a restart or a deploy is live again once a server answers.
+ */
+const dropWhileClosing = (socket: { conn: { close(): void } }) => socket.conn.close();
 
 /**
  * socket.io at /socket.io/ on Fastify's server (docs/channels.md, "Real time"). A connection
@@ -38,13 +43,13 @@ export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource)
   });
   let closing = false;
   io.use((socket, next) => {
-    if (closing) return next(new Error(CLOSING));
+    if (closing) return dropWhileClosing(socket);
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
     verifyInboxToken(app.db, { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) })
       .then((subscriber) => {
         // The check outlived the start of shutdown: a socket joining now would hold the server open.
-        if (closing) return next(new Error(CLOSING));
+        if (closing) return dropWhileClosing(socket);
         const owner = feedOwner(subscriber, { distinct_id: text(auth.distinct_id), tenant_id: text(auth.tenant_id) });
         void socket.join(feedRoom(owner.workspaceId, owner.distinctId, owner.tenantId));
         next();
@@ -63,9 +68,8 @@ export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource)
   });
   app.addHook('preClose', async () => {
     closing = true;
-    io.disconnectSockets(true);
-    // Closes every engine.io client, any namespace (io.close() would close the HTTP server too:
-    // Fastify does that itself).
+    // Closes every engine.io client's transport, any namespace, without a socket.io disconnect (which
+    // clients would not recover from; io.close() would close the HTTP server too: Fastify does that).
     io.engine.close();
   });
   app.addHook('onClose', async () => {

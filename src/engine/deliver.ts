@@ -5,6 +5,7 @@ import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rende
 import type { Db } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
+import { timeoutOf } from '../channels/providers/shared.js';
 import {
   findMessageById,
   findMessagesByIds,
@@ -18,6 +19,7 @@ import { publishInboxEvents } from '../services/feed.js';
 import { findVendor } from '../repositories/vendors.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
+import { whenDatabaseAnswers } from './outage.js';
 import { deliveryQueue, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient, loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
@@ -43,13 +45,19 @@ export interface DeliveryDeps {
   providers: ProviderRegistry;
   outbound: OutboundPolicy;
   now: () => number;
-  /** The longest a provider call may take before it counts as a timeout (retried). */
-  deliveryTimeoutMs: number;
+  /**
+   * Caps every provider call (tests shorten it). Absent, a call may take its vendor's `timeout_ms` (100 to 60,000,
+   * default 10,000), which the provider applies itself, and the engine ends it a moment after as a backstop.
+   */
+  deliveryTimeoutMs?: number;
   /** Multiplies retry delays (tests shorten them; 1 in production). */
   retryDelayScale: number;
 }
 
 export const MAX_ATTEMPTS = 8;
+/** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
+const BACKSTOP_MS = 1000;
+const NEVER = new AbortController().signal;
 const RETRY_WINDOW_MS = 60 * 60_000;
 const FIRST_RETRY_MS = 5000;
 
@@ -157,15 +165,20 @@ interface Sent {
   retry?: { attempt: number; startAfter: Date };
 }
 
-/** One call to the vendor's provider, with its own timeout; its outcome as the message's update (§4 retry rules). */
+/**
+ * One call to the vendor's provider, within its `timeout_ms`, ended early when `signal` aborts (the worker stops);
+ * its outcome as the message's update (§4 retry rules).
+ */
 async function callProvider(
   deps: DeliveryDeps,
   row: MessageRow,
   job: DeliveryJob,
   vendor: ChosenVendor,
   rendered: Extract<RenderOutcome, { ok: true }>,
+  signal: AbortSignal,
 ): Promise<Sent> {
   const startedAt = deps.now();
+  const deadline = Math.min(timeoutOf(vendor.config) + BACKSTOP_MS, deps.deliveryTimeoutMs ?? Infinity);
   let outcome: DeliveryOutcome;
   try {
     outcome = await vendor.provider.send(
@@ -180,7 +193,7 @@ async function callProvider(
         workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
         content: rendered.content,
       },
-      AbortSignal.timeout(deps.deliveryTimeoutMs),
+      AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
       { outbound: deps.outbound },
     );
   } catch (error) {
@@ -227,7 +240,8 @@ const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
   options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
 });
 
-export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob) {
+/** One message delivered; `signal` ends its provider call (the worker stops, or the job's claim is gone). */
+export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signal: AbortSignal = NEVER) {
   const { db } = deps;
   const row = await findMessageById(db, job.messageId);
   if (!deliverable(row, job)) return;
@@ -273,17 +287,24 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob) {
     await saveDelivery(db, row.id, noProvider(row));
     return;
   }
-  const sent = await callProvider(deps, row, job, vendor, rendered);
-  if (!sent.retry) {
-    await saveDelivery(db, row.id, sent.update);
+  const sent = await callProvider(deps, row, job, vendor, rendered, signal);
+  // The call was made: its outcome is saved across a database outage, or the message would be sent again; even
+  // when the job's claim is gone meanwhile (its retry then finds the attempt recorded). Only a stopping worker gives up.
+  const retry = sent.retry;
+  const stopping = deps.queue.stopSignal;
+  if (!retry) {
+    await whenDatabaseAnswers(() => saveDelivery(db, row.id, sent.update), stopping);
     return;
   }
-  const retry = sent.retry;
-  await db.transaction().execute(async (trx) => {
-    await saveDelivery(trx, row.id, sent.update);
-    const next = retryJob(row, retry);
-    await deps.queue.send(trx, deliveryQueue(row.channel), next.data, next.options);
-  });
+  await whenDatabaseAnswers(
+    () =>
+      db.transaction().execute(async (trx) => {
+        await saveDelivery(trx, row.id, sent.update);
+        const next = retryJob(row, retry);
+        await deps.queue.send(trx, deliveryQueue(row.channel), next.data, next.options);
+      }),
+    stopping,
+  );
 }
 
 /**
@@ -350,30 +371,41 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
 }
 
 /**
- * A prepared batch sent: the provider calls side by side (each with its own timeout), then every
- * outcome written in one statement, with the retries' jobs in the same transaction. A failure here
- * fails the whole batch's jobs, which the queue retries (at-least-once, as one job's would be).
+ * A prepared batch sent: the provider calls side by side (each with its own timeout, ended when its job's signal
+ * aborts), then every outcome written in one statement, with the retries' jobs in the same transaction, tried again
+ * across a database outage (the calls were made). A failure here fails the whole batch's jobs, which the queue
+ * retries (at-least-once, as one job's would be).
  */
-export async function sendDeliveries(deps: DeliveryDeps, prepared: Awaited<ReturnType<typeof prepareDeliveries>>) {
+export async function sendDeliveries(
+  deps: DeliveryDeps,
+  prepared: Awaited<ReturnType<typeof prepareDeliveries>>,
+  signalOf: (messageId: string) => AbortSignal = () => NEVER,
+) {
   const sent = await Promise.all(
     prepared.calls.map(async ({ job, row, vendor, rendered }) => ({
       row,
-      ...(await callProvider(deps, row, job, vendor, rendered)),
+      ...(await callProvider(deps, row, job, vendor, rendered, signalOf(row.id))),
     })),
   );
   const updates = [...prepared.settled, ...sent.map(({ row, update }) => ({ ...update, id: row.id }))];
   const retries = sent.filter((s) => s.retry !== undefined);
+  // Saving gives up only when the worker stops (as deliverMessage's); with no call made there is nothing to keep.
+  const stopped = prepared.calls.length ? deps.queue.stopSignal : AbortSignal.abort();
   if (retries.length === 0) {
-    await saveDeliveries(deps.db, updates);
+    await whenDatabaseAnswers(() => saveDeliveries(deps.db, updates), stopped);
     return;
   }
-  await deps.db.transaction().execute(async (trx) => {
-    await saveDeliveries(trx, updates);
-    for (const channel of new Set(retries.map((r) => r.row.channel)))
-      await deps.queue.sendMany(
-        trx,
-        deliveryQueue(channel),
-        retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
-      );
-  });
+  await whenDatabaseAnswers(
+    () =>
+      deps.db.transaction().execute(async (trx) => {
+        await saveDeliveries(trx, updates);
+        for (const channel of new Set(retries.map((r) => r.row.channel)))
+          await deps.queue.sendMany(
+            trx,
+            deliveryQueue(channel),
+            retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
+          );
+      }),
+    stopped,
+  );
 }

@@ -3,7 +3,8 @@ import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
-import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue } from './queue.js';
+import { databaseBack } from './outage.js';
+import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueuedJob } from './queue.js';
 import {
   fanOutPage,
   listFanOutPage,
@@ -34,6 +35,7 @@ export interface EngineOptions {
   log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
   now?: () => number;
   fanoutPageSize?: number;
+  /** Caps every provider call below its vendor's `timeout_ms` (tests shorten it); absent, `timeout_ms` alone decides. */
   deliveryTimeoutMs?: number;
   httpTimeoutMs?: number;
   retryDelayScale?: number;
@@ -64,20 +66,23 @@ export class Engine {
    */
   private handle<T>(
     queue: string,
-    run: (data: T, jobId: string) => Promise<void>,
+    run: (data: T, jobId: string, signal: AbortSignal) => Promise<void>,
     options: { parallel?: boolean } = {},
   ) {
-    const settle = async (job: { id: string; data: T }) => {
+    const settle = async (job: QueuedJob<T>) => {
       try {
-        await run(job.data, job.id);
+        await run(job.data, job.id, job.signal);
         return { id: job.id, status: 'completed' as const };
       } catch (error) {
         this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
+        // Failed on an unreachable database: the failure is recorded (and the job retried) once it is back,
+        // unless the worker is stopping.
+        await databaseBack(this.options.db, error, AbortSignal.any([job.signal, this.options.queue.stopSignal]));
         const message = error instanceof Error ? error.message : String(error);
         return { id: job.id, status: 'failed' as const, output: { message } };
       }
     };
-    return async (jobs: { id: string; data: T }[]) => {
+    return async (jobs: QueuedJob<T>[]) => {
       // Deliveries of a batch go out side by side: a slow provider holds its own message, not the batch.
       if (options.parallel) return Promise.all(jobs.map(settle));
       const results = [];
@@ -188,12 +193,14 @@ export class Engine {
       providers: this.options.providers,
       outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
       now: this.now,
-      deliveryTimeoutMs: this.options.deliveryTimeoutMs ?? 10_000,
+      deliveryTimeoutMs: this.options.deliveryTimeoutMs,
       retryDelayScale: this.options.retryDelayScale ?? 1,
     };
     // A delivery queue per channel: a slow provider holds only its own channel's slots.
     for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)]) {
-      const oneByOne = this.handle(name, (data: DeliveryJob) => deliverMessage(delivery, data), { parallel: true });
+      const oneByOne = this.handle(name, (data: DeliveryJob, _id, signal) => deliverMessage(delivery, data, signal), {
+        parallel: true,
+      });
       await queue.work<DeliveryJob>(name, BATCH(concurrency), async (jobs) => {
         if (jobs.length < 2) return oneByOne(jobs);
         let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
@@ -208,9 +215,10 @@ export class Engine {
           return oneByOne(jobs);
         }
         const alone = new Set(prepared.oneByOne.map((job) => job.messageId));
+        const signals = new Map(jobs.map((job) => [job.data.messageId, job.signal]));
         const results = await Promise.all([
           oneByOne(jobs.filter((job) => alone.has(job.data.messageId))),
-          sendDeliveries(delivery, prepared).then(
+          sendDeliveries(delivery, prepared, (messageId) => signals.get(messageId)!).then(
             () => 'completed' as const,
             (error: unknown) => {
               this.options.log.error({ err: error, queue: name }, 'batched delivery failed; the queue retries it');

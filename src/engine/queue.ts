@@ -52,8 +52,13 @@ export interface QueueOptions {
   pollingIntervalSeconds?: number;
   /** pg-boss's schema (default `pgboss`); tests give each app its own. */
   schema?: string;
-  /** A job active for longer is taken to be lost with its worker, and retried (default 300). */
+  /** The longest a job may run, heartbeat or not: one running longer is failed, and retried (default 300). */
   jobExpireSeconds?: number;
+  /**
+   * A job whose worker has not refreshed it for this long (≥ 10) is taken to be lost with its worker, and retried
+   * (default 10): the worker refreshes its jobs' heartbeat every half of it while their handler runs.
+   */
+  heartbeatSeconds?: number;
   /** How often lost jobs are looked for (default 10). */
   superviseSeconds?: number;
 }
@@ -80,11 +85,20 @@ export function onTransaction(trx: Db): IDatabase {
 
 export type JobOptions = Omit<JobInsert, 'data'>;
 
+/** A fetched job, as a handler sees it. */
+export interface QueuedJob<T> {
+  id: string;
+  data: T;
+  signal: AbortSignal;
+}
+
 export class Queue {
   readonly boss: PgBoss;
   readonly pollingIntervalSeconds: number;
   private started = false;
+  private readonly stopping = new AbortController();
   private readonly jobExpireSeconds: number;
+  private readonly heartbeatSeconds: number;
   private readonly schema: string;
   private readonly wakes = new Map<
     QueueName,
@@ -93,6 +107,7 @@ export class Queue {
 
   constructor(options: QueueOptions) {
     this.jobExpireSeconds = options.jobExpireSeconds ?? 300;
+    this.heartbeatSeconds = options.heartbeatSeconds ?? 10;
     this.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
     this.schema = options.schema ?? 'pgboss';
     const common = {
@@ -122,11 +137,17 @@ export class Queue {
   async start() {
     if (this.started) return;
     await this.boss.start();
+    // Jobs carry their queue's heartbeat: a worker killed or cut off from the database stops refreshing its
+    // jobs, and the supervisor hands them to another worker once they are heartbeatSeconds stale, however long
+    // the expiry; a live worker's long provider call keeps its jobs fresh (docs/engine.md, "The queue").
+    const heartbeatSeconds = this.heartbeatSeconds;
     for (const name of ALL_QUEUES) {
       const notify = !WOKEN_BY_SENDER.includes(name);
       const existing = await this.boss.getQueue(name);
-      // A queue made before its senders woke the workers themselves stops notifying on insert.
-      if (existing && existing.notify !== notify) await this.boss.updateQueue(name, { notify });
+      // A queue made before its senders woke the workers themselves stops notifying on insert; one made
+      // before heartbeats (or with another heartbeat) takes this one, for the jobs sent from now on.
+      if (existing && (existing.notify !== notify || existing.heartbeatSeconds !== heartbeatSeconds))
+        await this.boss.updateQueue(name, { notify, heartbeatSeconds });
       if (!existing)
         await this.boss.createQueue(name, {
           notify,
@@ -135,6 +156,7 @@ export class Queue {
           retryBackoff: true,
           retryDelayMax: 60,
           expireInSeconds: this.jobExpireSeconds,
+          heartbeatSeconds,
         });
     }
     // Reading each queue once fills pg-boss's cache, so a send inside a transaction never looks it up
@@ -233,10 +255,14 @@ export class Queue {
     else state.timer = setTimeout(send, delay);
   }
 
+  /**
+   * A handler for a queue's batches. A job's `signal` aborts when its worker stops (shutdown, once the stop's grace
+   * is spent) or its claim is gone (its heartbeat found it taken over): work whose result can no longer land ends.
+   */
   async work<T extends object>(
     name: QueueName,
     options: WorkOptions,
-    handler: (jobs: { id: string; data: T }[]) => Promise<unknown>,
+    handler: (jobs: QueuedJob<T>[]) => Promise<unknown>,
   ) {
     return this.boss.work<T>(
       name,
@@ -250,8 +276,14 @@ export class Queue {
     );
   }
 
+  /** Aborts when this queue starts stopping: work that waits for the database gives up then. */
+  get stopSignal(): AbortSignal {
+    return this.stopping.signal;
+  }
+
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */
   async stop(timeoutMs = 8000) {
+    this.stopping.abort();
     for (const state of this.wakes.values()) clearTimeout(state.timer);
     if (!this.started) return;
     this.started = false;

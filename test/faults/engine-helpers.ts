@@ -1,8 +1,11 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
 import type { TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { configClient } from '../management/config-helpers.js';
+import { liveWorkflow, node, trigger } from '../engine/helpers.js';
 
 /** Drivers shared by the engine fault tests: templates, webhook vendors, subscribers, and counts straight from the tables. */
 
@@ -89,4 +92,68 @@ export async function until<T>(check: () => Promise<T | undefined | false>, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * A Twilio-compatible Messages API on 127.0.0.1 answering each call after the delay set for it (`delays[i]` for the
+ * i-th call, the last one for every later call; 201 with a message SID); records when each call came and closed.
+ */
+export async function startSlowSmsApi(delays: number[]) {
+  const calls: { at: number; closedAt?: number; answered: boolean }[] = [];
+  const server = http.createServer((request, response) => {
+    const call: (typeof calls)[number] = { at: Date.now(), answered: false };
+    const delay = delays[Math.min(calls.length, delays.length - 1)] ?? 0;
+    calls.push(call);
+    request.resume();
+    response.on('close', () => (call.closedAt = Date.now()));
+    setTimeout(() => {
+      if (response.destroyed) return;
+      call.answered = true;
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ sid: `SM${calls.indexOf(call)}`, status: 'queued' }));
+    }, delay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A live workflow `sms` sending through a Twilio vendor at `baseUrl` whose calls may take `timeoutMs`. */
+export async function slowSmsWorkflow(t: () => TestApp, ws: WorkspaceFixture, baseUrl: string, timeoutMs: number) {
+  const vendor = await configClient(t, ws).inject('POST', '/vendor/', {
+    channel: 'sms',
+    provider: 'twilio',
+    nickname: 'slow sms',
+    is_default: true,
+    config: {
+      account_sid: 'AC0123456789',
+      auth_token: 'twilio-token-0123456789',
+      from: '+15550000000',
+      base_url: baseUrl,
+      timeout_ms: timeoutMs,
+    },
+  });
+  if (vendor.statusCode !== 201) throw new Error(`vendor: ${vendor.body}`);
+  await liveWorkflow(t, ws, 'sms', [node('send_sms', { template: 'note' })]);
+  return async () => {
+    const accepted = await trigger(t, ws, {
+      workflow: 'sms',
+      recipients: [{ distinct_id: 'slow-user', $sms: ['+15551230000'] }],
+    });
+    if (accepted.statusCode !== 202) throw new Error(`trigger: ${accepted.body}`);
+    return accepted.json().message_id as string;
+  };
+}
+
+/** The SMS message of a trigger: its status and attempts. */
+export async function smsMessage(db: Db, executionId: string) {
+  const { rows } = await sql<{ status: string; attempts: { outcome: string; reason?: string }[] }>`
+    select status, attempts from messages where execution_id = ${executionId} and channel = 'sms'`.execute(db);
+  return rows[0];
 }

@@ -16,6 +16,8 @@ export interface TestApp {
   app: FastifyInstance;
   db: Db;
   engine: Engine;
+  /** The embedded database itself (absent on PostgreSQL): another app over the same database needs it. */
+  pglite: AppDependencies['pglite'];
   config: Config;
   secretBox: SecretBox;
   /** SQL statements sent since the last `queries.reset()`. */
@@ -112,6 +114,7 @@ export async function buildTestApp(
     app,
     db,
     engine,
+    pglite: handle.pglite,
     config,
     secretBox,
     queries,

@@ -39,7 +39,9 @@ export interface TestEngineOptions {
   schema?: string;
   engine?: Partial<EngineOptions>;
   /** Queue settings (a short job expiry, for tests where a worker or the database goes away; a long poll). */
-  queue?: Partial<Pick<QueueOptions, 'jobExpireSeconds' | 'superviseSeconds' | 'pollingIntervalSeconds'>>;
+  queue?: Partial<
+    Pick<QueueOptions, 'jobExpireSeconds' | 'heartbeatSeconds' | 'superviseSeconds' | 'pollingIntervalSeconds'>
+  >;
 }
 
 export interface TestEngine {

@@ -1,14 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import {
-  outcomeFromHttpStatus,
-  outcomeFromNetworkError,
-  type DeliveryRequest,
-  type Provider,
-  type VendorConfig,
-} from '../provider.js';
+import { outcomeFromHttpStatus, type DeliveryRequest, type Provider, type VendorConfig } from '../provider.js';
 import { PROVIDER_CHANNELS } from '../../schemas/delivery-channels.js';
-import { withoutSecrets } from './shared.js';
+import { attemptDeadline, timeoutOf, withoutSecrets } from './shared.js';
 
 /**
  * The `webhook` provider (docs/spec/engine.md §7): any channel, delivered as a signed JSON POST to
@@ -50,6 +44,7 @@ export const webhookProvider: Provider = withoutSecrets({
       content: request.content,
     });
     const timestamp = String(Math.floor(Date.now() / 1000));
+    const deadline = attemptDeadline(signal, timeoutOf(vendor.config));
     try {
       const response = await fetch(config.url, {
         method: 'POST',
@@ -61,7 +56,7 @@ export const webhookProvider: Provider = withoutSecrets({
           'x-herald-signature': signWebhook(config.secret, timestamp, body),
         },
         body,
-        signal,
+        signal: deadline.signal,
       });
       const text = await response.text().catch(() => '');
       return outcomeFromHttpStatus(response.status, response.headers.get('retry-after'), {
@@ -69,7 +64,7 @@ export const webhookProvider: Provider = withoutSecrets({
         body: text.slice(0, 2000),
       });
     } catch (error) {
-      return outcomeFromNetworkError(error);
+      return deadline.outcomeOf(error);
     }
   },
 });
