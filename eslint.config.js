@@ -11,6 +11,7 @@ const layers = {
   errors: { pattern: 'src/errors.ts', imports: [] },
   config: { pattern: 'src/config.ts', imports: [] },
   logger: { pattern: 'src/logger.ts', imports: [] },
+  'node-version': { pattern: 'src/node-version.ts', imports: [] },
   db: { pattern: 'src/db/**', imports: ['config', 'crypto', 'migrations'] },
   migrations: { pattern: 'migrations/**', imports: [] },
   schemas: { pattern: 'src/schemas/**', imports: ['config', 'ids'] },

@@ -1,3 +1,5 @@
+// First: refuses an older Node.js before anything else of Herald's runs.
+import './node-version.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, surfaceUrls, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';

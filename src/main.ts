@@ -1,3 +1,5 @@
+// First: refuses an older Node.js before anything else of Herald's runs.
+import './node-version.js';
 import { ConfigError, loadConfig } from './config.js';
 import { runHerald } from './server.js';
 

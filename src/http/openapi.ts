@@ -1,11 +1,56 @@
+import { readFileSync } from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 
 type Document = { paths?: Record<string, unknown>; [key: string]: unknown };
+type ObjectSchema = { properties?: Record<string, { default?: unknown }>; required?: string[]; [key: string]: unknown };
 
-export const MANAGEMENT_API_VERSION = '1.2.2';
+/**
+ * A querystring or header schema as its documentation should read it: a property with a default
+ * is not required of the caller (Ajv fills it in before `required` is checked, so the TypeBox
+ * schemas list it there), so it leaves `required`. A copy: the route validates with the original.
+ */
+export function optionalWhereDefaulted<T>(schema: T): T {
+  if (!schema || typeof schema !== 'object') return schema;
+  const object = schema as ObjectSchema;
+  const copy: ObjectSchema = { ...object };
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (Array.isArray(object[key])) copy[key] = (object[key] as unknown[]).map(optionalWhereDefaulted);
+  }
+  if (Array.isArray(object.required) && object.properties) {
+    const properties = object.properties;
+    copy.required = object.required.filter((name) => properties[name]?.default === undefined);
+  }
+  return copy as T;
+}
+
+/** The hosted platform's OpenAPI version whose API Herald answers (docs/spec/compat.md): named in the descriptions. */
+export const COMPATIBLE_API_VERSION = '1.2.2';
+
+/** Where `GET /` sends a person: the API reference until the console exists (then the console). */
+export const HOME_LOCATION = '/docs/';
+
+/** Herald's own version, from its package.json (two levels up from src/http, three from dist/src/http). */
+export const HERALD_VERSION = ((): string => {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'herald' && pkg.version) return pkg.version;
+    } catch {
+      // not there: try the next level up
+    }
+  }
+  return 'unknown';
+})();
+
+/** The reference page's top bar: Herald's name and version rather than the generator's logo. */
+const LOGO = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" viewBox="0 0 220 40">' +
+    '<text x="0" y="29" font-family="sans-serif" font-size="26" font-weight="bold" fill="#ffffff">Herald</text>' +
+    `<text x="100" y="29" font-family="sans-serif" font-size="16" fill="#d0d0d0">${HERALD_VERSION}</text></svg>`,
+);
 
 const securitySchemes = {
   base: {
@@ -52,10 +97,18 @@ export async function registerOpenApi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Herald', version: MANAGEMENT_API_VERSION },
+      info: { title: 'Herald', version: HERALD_VERSION },
       // Operations that name a scheme need it declared here; the surfaces' documents set their own.
       components: { securitySchemes: securitySchemes.inbox as never },
     },
+    transform: ({ schema, url }) => ({
+      url,
+      schema: schema && {
+        ...schema,
+        ...(schema.querystring ? { querystring: optionalWhereDefaulted(schema.querystring) } : {}),
+        ...(schema.headers ? { headers: optionalWhereDefaulted(schema.headers) } : {}),
+      },
+    }),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
   });
 }
@@ -78,33 +131,36 @@ export function surfaceDocuments(full: Document, managementPrefix: string) {
     management: boolean,
   ) => ({
     ...full,
-    info: { title, version, description: `${title} of Herald, the self-hostable notification platform.` },
+    info: {
+      title,
+      version,
+      description:
+        `${title} of Herald ${version}, the self-hostable notification platform; ` +
+        `compatible with the hosted platform's API ${COMPATIBLE_API_VERSION} (SuprSend).`,
+    },
     servers: [{ url: server }],
     components: { ...components, securitySchemes: { ...schemes, ...(management ? {} : securitySchemes.inbox) } },
     security: Object.keys(schemes).map((name) => ({ [name]: [] })),
     paths: pick(management),
   });
   return {
-    base: document('Herald base API', MANAGEMENT_API_VERSION, '/', securitySchemes.base, false),
-    management: document(
-      'Herald management API',
-      MANAGEMENT_API_VERSION,
-      managementPrefix,
-      securitySchemes.management,
-      true,
-    ),
+    base: document('Herald base API', HERALD_VERSION, '/', securitySchemes.base, false),
+    management: document('Herald management API', HERALD_VERSION, managementPrefix, securitySchemes.management, true),
   };
 }
 
-/** `/openapi.json`, `<prefix>/openapi.json` and the reference page at `/docs`. */
+/** `/openapi.json`, `<prefix>/openapi.json`, the reference page at `/docs`, and `GET /` sending a person there. */
 export async function registerApiReference(app: FastifyInstance, managementPrefix: string) {
   let documents: ReturnType<typeof surfaceDocuments> | undefined;
   const documentsOf = () => (documents ??= surfaceDocuments(app.swagger() as Document, managementPrefix));
   const schema = { hide: true, response: { 200: Type.Object({}, { additionalProperties: true }) } };
   app.get('/openapi.json', { schema }, async () => documentsOf().base);
   app.get(`${managementPrefix}/openapi.json`, { schema }, async () => documentsOf().management);
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(HOME_LOCATION, 302));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
+    logo: { type: 'image/svg+xml', content: LOGO, href: '/docs/', target: '_self' },
+    theme: { title: `Herald ${HERALD_VERSION} API reference` },
     uiConfig: {
       urls: [
         { url: '/openapi.json', name: 'base' },

@@ -4,6 +4,24 @@ import type { FastifyServerOptions } from 'fastify';
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 type SerializerFactory = NonNullable<CompilersFactory['buildSerializer']>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
+type Validator = ReturnType<ReturnType<NonNullable<CompilersFactory['buildValidator']>>>;
+
+/**
+ * A validator compiled at its first call rather than when the app starts. Fastify reads `errors`
+ * from the function it was given after a failed call (copied onto it), and passes the parent of
+ * the value when the function has a `schemaEnv` (Ajv's, read through: asking for it compiles).
+ */
+export function compiledOnFirstUse(compile: () => Validator): Validator {
+  let real: Validator | undefined;
+  const compiled = () => (real ??= compile());
+  const validate = ((...args: Parameters<Validator>) => {
+    const result = (compiled() as (...a: unknown[]) => unknown)(...args);
+    (validate as { errors?: unknown }).errors = (compiled() as { errors?: unknown }).errors;
+    return result;
+  }) as unknown as Validator;
+  Object.defineProperty(validate, 'schemaEnv', { get: () => (compiled() as { schemaEnv?: unknown }).schemaEnv });
+  return validate;
+}
 
 const serializerSelector = SerializerSelector();
 /** Per shared schemas and options, the serializer compiled for each response schema object. */
@@ -24,7 +42,13 @@ export const sharedSerializers: SerializerFactory = (externalSchemas, serializer
   return (route) => {
     const schema = route.schema as object;
     let serializer = compiled.get(schema);
-    if (!serializer) compiled.set(schema, (serializer = compile(route)));
+    if (!serializer) {
+      // Compiled at its first use, not at start: a route's first answer pays a few milliseconds, and
+      // `npm start` no longer compiles the serializers of every route before it listens (issue 32, point 12).
+      let real: Serializer | undefined;
+      serializer = (data) => (real ??= compile(route))(data);
+      compiled.set(schema, serializer);
+    }
     return serializer;
   };
 };

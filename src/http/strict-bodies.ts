@@ -1,6 +1,7 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { fieldError } from '../errors.js';
+import { compiledOnFirstUse } from './schema-compilers.js';
 
 /** Ajv options shared by every part of a request. */
 export const AJV_OPTIONS = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
@@ -30,7 +31,8 @@ export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptio
     ...ajvOptions,
     customOptions: { ...custom, coerceTypes: false },
   } as Options);
-  return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+  // Compiled at first use: `npm start` does not compile every route's validators before it listens.
+  return (route) => compiledOnFirstUse(() => (route.httpPart === 'body' ? strict(route) : coercing(route)));
 };
 
 /**

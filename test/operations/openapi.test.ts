@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
 type Operation = {
   operationId?: string;
-  parameters?: { in: string; name: string }[];
+  parameters?: { in: string; name: string; required?: boolean; schema?: { default?: unknown } }[];
   requestBody?: unknown;
   security?: unknown[];
   responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
@@ -26,7 +31,10 @@ describe('OpenAPI', () => {
     const base = await fetchDocument('/openapi.json');
     const management = await fetchDocument('/management/openapi.json');
     expect(base.openapi).toBe('3.1.0');
-    expect(management.info.version).toBe('1.2.2');
+    // Herald's own version (issue 32, point 14: it read the anchor's 1.2.2); the anchor's is named in the description.
+    expect(management.info.version).toBe(packageVersion);
+    expect(base.info.version).toBe(packageVersion);
+    expect((base.info as { description?: string }).description).toContain('1.2.2');
     expect(Object.keys(base.components.securitySchemes)).toEqual([
       'BearerApiKey',
       'SignedWorkspaceKey',
@@ -81,9 +89,58 @@ describe('OpenAPI', () => {
     expect(problems).toEqual([]);
   });
 
-  it('renders the API reference page', async () => {
+  it('requires no query or header parameter that has a default or is optional (issue 32, point 7)', async () => {
+    const wronglyRequired: string[] = [];
+    const required: string[] = [];
+    let optional = 0;
+    for (const url of ['/openapi.json', '/management/openapi.json']) {
+      const document = await fetchDocument(url);
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const parameter of operation.parameters ?? []) {
+            if (parameter.in === 'path') continue;
+            const where = `${method.toUpperCase()} ${url === '/openapi.json' ? '' : '/management'}${path} ${parameter.name}`;
+            if (!parameter.required) optional += 1;
+            else if (parameter.schema?.default !== undefined) wronglyRequired.push(where);
+            else required.push(where);
+          }
+        }
+      }
+    }
+    expect(wronglyRequired).toEqual([]);
+    // What remains required has neither a default nor an Optional in its TypeBox schema: the route refuses a call without it.
+    expect(required).toEqual(REQUIRED_QUERY_PARAMETERS);
+    expect(optional).toBeGreaterThanOrEqual(75);
+  });
+
+  it('sends GET / to the API reference (issue 32, point 14)', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const response = await t().app.inject({ method, url: '/' });
+      expect(response.statusCode).toBe(302);
+      expect(response.headers.location).toBe('/docs/');
+    }
+    const page = await t().app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+  });
+
+  it("renders the API reference page under Herald's name and version, not the generator's logo", async () => {
     const response = await t().app.inject({ method: 'GET', url: '/docs/' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/text\/html/);
+    expect(response.body).toContain(`<title>Herald ${packageVersion} API reference</title>`);
+    const initializer = await t().app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(initializer.statusCode).toBe(200);
+    const logo = /img\.src = 'data:image\/svg\+xml;base64,([^']+)'/.exec(initializer.body)?.[1];
+    expect(logo).toBeDefined();
+    const svg = Buffer.from(logo!, 'base64').toString('utf8');
+    expect(svg).toContain('>Herald<');
+    expect(svg).toContain(`>${packageVersion}<`);
+    expect(svg).not.toMatch(/fastify/i);
   });
 });
+
+/** Query parameters a route cannot answer without (no default, not Optional in its TypeBox schema). */
+const REQUIRED_QUERY_PARAMETERS = [
+  'GET /v1/user/{distinct_id}/preference/evaluate/ category',
+  'GET /v1/user/{distinct_id}/preference/evaluate/ channel',
+];
