@@ -29,6 +29,7 @@ import type { Queue } from './engine/queue.js';
 import { outboundPolicyOf, type OutboundPolicy } from './channels/outbound.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { feedTree } from './base/feed.js';
+import { preferencePageRoutes } from './base/preference-page.js';
 import { attachFeedSockets } from './base/feed-socket.js';
 import { NotifyListener } from './db/notify-listener.js';
 import { INBOX_CHANNEL } from './domain/inbox-events.js';
@@ -197,6 +198,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(healthRoutes);
   await app.register(baseTree);
   await app.register(feedTree);
+  await app.register(preferencePageRoutes);
   // Feed events from every process (PostgreSQL) or this one (embedded) reach the browsers' sockets.
   const feedEvents = new NotifyListener({
     channel: INBOX_CHANNEL,

@@ -93,6 +93,7 @@ export async function runHerald(config: Config, roles: Roles) {
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
+        preferenceLinks: { signer: database.secretBox, publicUrl: surfaceUrls(config).base_url },
       })
     : undefined;
   // pg-boss recovers from these (a lost connection, a failed upkeep pass) but they are worth seeing.

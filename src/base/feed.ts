@@ -3,6 +3,7 @@ import { verifyInboxToken, type InboxSubscriber } from '../auth/inbox-token.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { EVENT_BODY_LIMIT } from '../schemas/events.js';
 import { triggerEventWorkflows } from '../engine/event-triggers.js';
+import { subscriberPreferenceRoutes } from './subscriber-preferences.js';
 import {
   BulkSeenBodySchema,
   EmptyBodySchema,
@@ -58,7 +59,7 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
       signature: typeof signature === 'string' ? signature : undefined,
     });
   });
-  for (const url of ['/v1/feed/*', '/v2/event'])
+  for (const url of ['/v1/feed/*', '/v2/event', '/v2/subscriber/*'])
     app.options(
       url,
       {
@@ -219,4 +220,7 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send({ success: true });
     },
   );
+
+  // The browser's preference calls share this tree's credentials check (docs/spec/product.md §4).
+  await app.register(subscriberPreferenceRoutes);
 };

@@ -1,32 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { offsetPage } from '../services/offset-page.js';
-import {
-  beginPreferenceWrite,
-  categoriesOf,
-  loadPreferenceState,
-  readCategoryChoices,
-  readChannelPreferences,
-  readUserPreferences,
-  writePreferences,
-} from '../services/user-preferences.js';
+import { categoriesOf, readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
 import { presentCategory, presentUserPreferences } from '../presenters/preferences.js';
 import { OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import {
-  BulkPreferencesBodySchema,
   CategoryPreferenceSchema,
   TenantQuerySchema,
   UserPreferenceParamsSchema,
+  UserPreferencesBodySchema,
   UserPreferencesSchema,
 } from '../schemas/preferences.js';
-
-const UserPreferencesBodySchema = Type.Object(
-  {
-    channel_preferences: BulkPreferencesBodySchema.properties.channel_preferences,
-    categories: BulkPreferencesBodySchema.properties.categories,
-  },
-  { additionalProperties: false },
-);
 
 /** A user's whole preference at once: every category as a page, and one write for channels and categories. */
 export const userPreferenceAllRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -75,19 +59,13 @@ export const userPreferenceAllRoutes: FastifyPluginAsyncTypebox = async (app) =>
       },
     },
     async (request) => {
-      const workspaceId = request.workspace.id;
       const { distinct_id } = request.params;
-      const { tenant_id } = request.query;
-      return app.db.transaction().execute(async (trx) => {
-        const roots = await beginPreferenceWrite(trx, workspaceId, tenant_id);
-        const slugs = new Set(categoriesOf(roots).map((category) => category.category));
-        const update = {
-          channels: readChannelPreferences(request.body.channel_preferences ?? [], 'channel_preferences'),
-          categories: readCategoryChoices(request.body.categories ?? [], slugs, 'categories'),
-        };
-        const users = await writePreferences(trx, workspaceId, tenant_id, [distinct_id], update);
-        return presentUserPreferences(roots, await loadPreferenceState(trx, users.get(distinct_id)!, tenant_id));
-      });
+      const { roots, state } = await app.db
+        .transaction()
+        .execute((trx) =>
+          setUserPreferences(trx, request.workspace.id, request.query.tenant_id, distinct_id, request.body),
+        );
+      return presentUserPreferences(roots, state);
     },
   );
 };

@@ -29,6 +29,9 @@ export interface TemplateContext {
   $batched_events?: unknown[];
   $batched_events_count?: number;
   recipient?: { subscription?: Record<string, unknown> };
+  /** The recipient's signed links (channels/preference-links.ts), when the engine makes them. */
+  $preferences_url?: string;
+  $unsubscribe_url?: string;
 }
 
 export interface RenderRequest {
@@ -36,6 +39,8 @@ export interface RenderRequest {
   templateSlug: string;
   channel: DeliveryChannel;
   tenantId: string;
+  /** The run's notification category, which the unsubscribe link opts out of. */
+  category?: string | null;
   /** The recipient's `$locale`, when it has one; the default locale otherwise. */
   locale: string | null;
   context: TemplateContext;
@@ -183,6 +188,8 @@ export async function renderTemplate(db: Db, request: RenderRequest, memo?: Rend
     $brand: context.$brand ?? {},
     recipient: { ...(context.data.recipient as object | undefined), subscription: context.recipient?.subscription },
   };
+  if (context.$preferences_url) root.$preferences_url = context.$preferences_url;
+  if (context.$unsubscribe_url) root.$unsubscribe_url = context.$unsubscribe_url;
   if (context.$batched_events) {
     root.$batched_events = context.$batched_events;
     root.$batched_events_count = context.$batched_events_count ?? context.$batched_events.length;

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -7,9 +7,16 @@ const VERSION = 'v1';
 /** AES-256-GCM for secrets that must be read back (workspace secrets sign SDK requests). */
 export class SecretBox {
   readonly #key: Buffer;
+  readonly #linkKey: Buffer;
 
   constructor(secretKey: string) {
     this.#key = Buffer.from(hkdfSync('sha256', secretKey, 'herald', 'workspace-secret-encryption', 32));
+    this.#linkKey = Buffer.from(hkdfSync('sha256', secretKey, 'herald', 'signed-links', 32));
+  }
+
+  /** An HMAC-SHA256 tag (base64url) over `text`, for the links Herald signs (preference page, unsubscribe). */
+  sign(text: string): string {
+    return createHmac('sha256', this.#linkKey).update(text, 'utf8').digest('base64url');
   }
 
   encrypt(plaintext: string): string {

@@ -3,6 +3,7 @@ import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
+import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
 import { databaseBack } from './outage.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueuedJob } from './queue.js';
 import {
@@ -41,6 +42,8 @@ export interface EngineOptions {
   retryDelayScale?: number;
   /** Jobs of a queue in progress at once in this process. */
   concurrency?: number;
+  /** Signs each recipient's preference and unsubscribe links for templates (channels/preference-links.ts). */
+  preferenceLinks?: PreferenceLinkOptions;
 }
 
 const BATCH_SIZE = 10;
@@ -56,8 +59,13 @@ const BATCH = (concurrency: number, batchSize = BATCH_SIZE) =>
 export class Engine {
   private readonly now: () => number;
 
+  private readonly render: Renderer;
+
   constructor(private readonly options: EngineOptions) {
     this.now = options.now ?? Date.now;
+    this.render = options.preferenceLinks
+      ? withPreferenceLinks(options.render, { now: this.now, ...options.preferenceLinks }, options.db)
+      : options.render;
   }
 
   /**
@@ -95,7 +103,7 @@ export class Engine {
     const { db, queue } = this.options;
     const concurrency = this.options.concurrency ?? 4;
     const pageSize = this.options.fanoutPageSize ?? 500;
-    const render = this.options.render;
+    const render = this.render;
     const runner = {
       db,
       queue,
@@ -189,7 +197,7 @@ export class Engine {
       db,
       queue,
       secretBox: this.options.secretBox,
-      render: this.options.render,
+      render: this.render,
       providers: this.options.providers,
       outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
       now: this.now,

@@ -182,6 +182,7 @@ export function renderRequestOf(
     templateSlug,
     channel,
     tenantId: run.tenant_id,
+    category: run.category,
     locale: typeof recipient.properties.$locale === 'string' ? recipient.properties.$locale : null,
     context: {
       data: namespaces.data,

@@ -50,3 +50,37 @@ export function presentUserPreferences(roots: RootCategories, state: PreferenceS
     channel_preferences: presentChannelPreferences(state),
   };
 }
+
+type PresentedCategory = ReturnType<typeof presentCategory>;
+
+/**
+ * The browser's `show_opt_out_channels=false` (the hosted platform's default on its v1 reads): an
+ * opted-out category lists no channels, so a preference centre shows only its switch.
+ */
+const withoutOptOutChannels = (category: PresentedCategory): PresentedCategory =>
+  category.preference === 'opt_out' ? { ...category, channels: [] } : category;
+
+export function presentCategoryFor(
+  category: DefinitionCategory,
+  state: PreferenceState,
+  showOptOutChannels: boolean,
+): PresentedCategory {
+  const presented = presentCategory(category, state);
+  return showOptOutChannels ? presented : withoutOptOutChannels(presented);
+}
+
+export function presentUserPreferencesFor(
+  roots: RootCategories,
+  state: PreferenceState,
+  showOptOutChannels: boolean,
+): ReturnType<typeof presentUserPreferences> {
+  const full = presentUserPreferences(roots, state);
+  if (showOptOutChannels) return full;
+  return {
+    ...full,
+    sections: full.sections.map((section) => ({
+      ...section,
+      subcategories: section.subcategories.map(withoutOptOutChannels),
+    })),
+  };
+}

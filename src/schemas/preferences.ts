@@ -12,7 +12,7 @@ export const USER_PREFERENCES = ['opt_in', 'opt_out'] as const;
 export type UserPreference = (typeof USER_PREFERENCES)[number];
 
 const channelList = PREFERENCE_CHANNELS.join(', ');
-const ChannelName = Type.String({ maxLength: 64, description: channelList });
+export const ChannelName = Type.String({ maxLength: 64, description: channelList });
 
 /** `?tenant_id=`: the tenant whose preferences are read or written. */
 export const TenantQuerySchema = Type.Object({
@@ -91,6 +91,15 @@ export const BulkPreferencesBodySchema = Type.Object(
   { additionalProperties: false },
 );
 export type BulkPreferencesBody = Static<typeof BulkPreferencesBodySchema>;
+
+/** One user's channel restrictions and category choices in one write (v1 PATCH preference/, the browser's full_preference). */
+export const UserPreferencesBodySchema = Type.Object(
+  {
+    channel_preferences: BulkPreferencesBodySchema.properties.channel_preferences,
+    categories: BulkPreferencesBodySchema.properties.categories,
+  },
+  { additionalProperties: false },
+);
 
 export const ResetPreferencesBodySchema = Type.Object(
   {

@@ -147,6 +147,24 @@ export async function setChannelPreferences(
   return loadPreferenceState(trx, users.get(distinctId)!, tenantId);
 }
 
+/** A user's channel restrictions and category choices in one write (what the body does not name is kept). */
+export async function setUserPreferences(
+  trx: Trx,
+  workspaceId: number,
+  tenantId: string,
+  distinctId: string,
+  body: Pick<BulkPreferencesBody, 'channel_preferences' | 'categories'>,
+) {
+  const roots = await beginPreferenceWrite(trx, workspaceId, tenantId);
+  const slugs = new Set(categoriesOf(roots).map((category) => category.category));
+  const update = {
+    channels: readChannelPreferences(body.channel_preferences ?? [], 'channel_preferences'),
+    categories: readCategoryChoices(body.categories ?? [], slugs, 'categories'),
+  };
+  const users = await writePreferences(trx, workspaceId, tenantId, [distinctId], update);
+  return { roots, state: await loadPreferenceState(trx, users.get(distinctId)!, tenantId) };
+}
+
 /** Whether a notification of `slug` may reach the user on `channel`, and the rule that decided. */
 export async function evaluateUserPreference(
   db: Db,

@@ -108,7 +108,7 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   const fromEmail = config.from_email as string;
   const to = channelValue(request.channelIdentity);
   if (!nonEmptyString(to) || !to.includes('@')) return refused("the recipient's $email entry is not an email address");
-  const { subject, html, text } = request.content;
+  const { subject, html, text, list_unsubscribe } = request.content;
   if (!nonEmptyString(subject)) return refused('the rendered content has no subject');
   if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
 
@@ -123,7 +123,13 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
       ...(nonEmptyString(html) ? { html } : {}),
       ...(nonEmptyString(text) ? { text } : {}),
       // Lets a bounce or a complaint be traced back to the message.
-      headers: { 'X-Herald-Message-Id': request.messageId },
+      headers: {
+        'X-Herald-Message-Id': request.messageId,
+        // RFC 8058 one-click unsubscribe, on emails of categories the user may opt out of (preference-links.ts).
+        ...(nonEmptyString(list_unsubscribe)
+          ? { 'List-Unsubscribe': `<${list_unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+          : {}),
+      },
       signal: deadline.signal,
     });
     return {
