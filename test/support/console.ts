@@ -2,8 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { expect } from 'vitest';
-import type { TestApp } from './app.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { buildTestApp, type TestApp } from './app.js';
+import { launchBrowser } from './browser.js';
+import { assertNoCredentialsInLogs } from './secrets.js';
 import type { WorkspaceFixture } from './fixtures.js';
 
 /** Where console tests keep their screenshots: git-ignored (docs/console/ holds the few that are published). */
@@ -57,3 +59,30 @@ export async function assertTokenNowhereButSession(context: BrowserContext, page
 
 /** Whether this Herald has a route (the management twins and §3 arrive from another branch). */
 export const hasRoute = (t: TestApp, method: 'GET' | 'POST', url: string) => t.app.hasRoute({ method, url });
+
+export interface ConsoleHerald {
+  t: TestApp;
+  browser: Browser;
+  baseUrl: string;
+}
+
+/**
+ * One Herald (engine and template renderer, listening on 127.0.0.1) and one Chromium for the file.
+ * Both start together; on a loaded machine that takes longer than the default hook timeout.
+ */
+export function useConsoleHerald(): () => ConsoleHerald {
+  let herald: ConsoleHerald | undefined;
+  beforeAll(async () => {
+    const [t, browser] = await Promise.all([buildTestApp({}, { engine: { renderer: 'templates' } }), launchBrowser()]);
+    herald = { t, browser, baseUrl: await listen(t) };
+  }, 240_000);
+  afterAll(async () => {
+    await herald?.browser.close();
+    await herald?.t.close();
+    if (herald) assertNoCredentialsInLogs(herald.t.logs);
+  }, 120_000);
+  return () => {
+    if (!herald) throw new Error('console Herald not started');
+    return herald;
+  };
+}
