@@ -22,7 +22,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'listMessages',
-        summary: 'List messages, oldest first (cursor pagination), with filters',
+        summary: 'List messages, oldest first or with ?order=desc newest first (cursor pagination), with filters',
         querystring: MessageListQuerySchema,
         response: { 200: cursorList(ref(MessageSchema)), ...fullErrors(400, 401) },
       },
@@ -48,7 +48,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           createdAtGte: q.created_at_gte,
           createdAtLte: q.created_at_lte,
         },
-        cursorWindow(q),
+        cursorWindow(q, q.order === 'desc'),
       );
       return { meta: page.meta, results: page.results.map(presentMessage) };
     },

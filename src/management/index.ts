@@ -18,6 +18,7 @@ import { workflowCommitRoutes } from './workflow-commits.js';
 import { workflowRoutes } from './workflows.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
+import { workflowRunRoutes } from '../base/workflow-runs.js';
 
 /** The management surface: ops calls, authenticated by service token; all but /v1/workspace/ scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,5 +59,7 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     await scoped.register(withErrorShape('full', templateApprovalRoutes));
     await scoped.register(withErrorShape('full', inboxKeyRoutes));
     await scoped.register(withErrorShape('full', vendorRoutes));
+    // Twins of the base surface's reads the console needs (docs/management-twins.md).
+    await scoped.register(withErrorShape('full', workflowRunRoutes('management')));
   });
 };

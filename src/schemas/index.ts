@@ -33,6 +33,12 @@ import {
 } from './subscriber-lists.js';
 import { FailErrorSchema } from './triggers.js';
 import { MessageSchema } from './messages.js';
+import {
+  RunStepSchema,
+  WorkflowExecutionSchema,
+  WorkflowExecutionTraceSchema,
+  WorkflowRunTraceSchema,
+} from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
 
@@ -72,6 +78,10 @@ export const sharedSchemas = [
   RegisteredEventSchema,
   FailErrorSchema,
   MessageSchema,
+  RunStepSchema,
+  WorkflowExecutionSchema,
+  WorkflowRunTraceSchema,
+  WorkflowExecutionTraceSchema,
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
