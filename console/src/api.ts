@@ -49,7 +49,11 @@ function queryString(query: Query = {}) {
 }
 
 /** Signs the request with the token held in session storage; the token never goes into a URL. */
-export async function request<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+export async function request<T>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown; token?: string } = {},
+): Promise<T> {
   const token = options.token ?? session.token();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `ServiceToken ${token}`;
@@ -139,9 +143,11 @@ export const api = {
 
   keys: {
     apiKeys: (w: string) => request<OffsetList<ApiKey>>('GET', `${ws(w)}/ws_api_key/`, { query: { limit: 100 } }),
-    createApiKey: (w: string, name: string) => request<CreatedApiKey>('POST', `${ws(w)}/ws_api_key/`, { body: { name } }),
+    createApiKey: (w: string, name: string) =>
+      request<CreatedApiKey>('POST', `${ws(w)}/ws_api_key/`, { body: { name } }),
     revokeApiKey: (w: string, id: string) => request<null>('DELETE', `${ws(w)}/ws_api_key/${seg(id)}/`),
-    workspaceKeys: (w: string) => request<OffsetList<WorkspaceKey>>('GET', `${ws(w)}/ws_key/`, { query: { limit: 100 } }),
+    workspaceKeys: (w: string) =>
+      request<OffsetList<WorkspaceKey>>('GET', `${ws(w)}/ws_key/`, { query: { limit: 100 } }),
     createWorkspaceKey: (w: string, name: string) =>
       request<WorkspaceKey>('POST', `${ws(w)}/ws_key/`, { body: { name } }),
     rotateWorkspaceKey: (w: string, id: string) => request<WorkspaceKey>('POST', `${ws(w)}/ws_key/${seg(id)}/rotate/`),
@@ -153,7 +159,8 @@ export const api = {
   preferences: {
     get: (w: string, mode: 'draft' | 'live') =>
       request<Record<string, unknown>>('GET', `${ws(w)}/preference_category/`, { query: { mode } }),
-    save: (w: string, body: unknown) => request<Record<string, unknown>>('POST', `${ws(w)}/preference_category/`, { body }),
+    save: (w: string, body: unknown) =>
+      request<Record<string, unknown>>('POST', `${ws(w)}/preference_category/`, { body }),
     commit: (w: string, message: string) =>
       request<Record<string, unknown>>('PATCH', `${ws(w)}/preference_category/commit/`, {
         query: { commit_message: message },

@@ -145,7 +145,11 @@ export function App() {
           <ul>
             {NAV.map(([label, to]) => (
               <li key={to}>
-                <Link to={to} class={section === to ? 'active' : undefined} aria-current={section === to ? 'page' : undefined}>
+                <Link
+                  to={to}
+                  class={section === to ? 'active' : undefined}
+                  aria-current={section === to ? 'page' : undefined}
+                >
                   {label}
                 </Link>
               </li>

@@ -5,7 +5,14 @@ export interface OffsetList<T> {
   results: T[];
 }
 export interface CursorList<T> {
-  meta: { count: number; limit: number; has_prev: boolean; before: string | null; has_next: boolean; after: string | null };
+  meta: {
+    count: number;
+    limit: number;
+    has_prev: boolean;
+    before: string | null;
+    has_next: boolean;
+    after: string | null;
+  };
   results: T[];
 }
 export interface Actor {

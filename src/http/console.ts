@@ -44,9 +44,7 @@ function securityHeaders(reply: FastifyReply) {
 export function consoleDirectory(): string | undefined {
   const here = fileURLToPath(new URL('.', import.meta.url));
   // The built folder has assets/; the repository's console/ (the sources) does not.
-  return [join(here, '../../console'), join(here, '../../dist/console')].find((dir) =>
-    existsSync(join(dir, 'assets')),
-  );
+  return [join(here, '../../console'), join(here, '../../dist/console')].find((dir) => existsSync(join(dir, 'assets')));
 }
 
 /**

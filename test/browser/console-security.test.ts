@@ -69,7 +69,12 @@ describe('the console against hostile data and pages', { timeout: 120_000 }, () 
       await page.goto(`http://127.0.0.1:${(framing.address() as AddressInfo).port}/`);
       await expect.poll(() => refusals.some((text) => text.includes('frame-ancestors'))).toBe(true);
       const frame = page.frames().find((f) => f !== page.mainFrame());
-      expect(await frame?.locator('h1').count().catch(() => 0)).toBe(0);
+      expect(
+        await frame
+          ?.locator('h1')
+          .count()
+          .catch(() => 0),
+      ).toBe(0);
       await context.close();
     } finally {
       await new Promise((resolve) => framing.close(resolve));
@@ -78,10 +83,21 @@ describe('the console against hostile data and pages', { timeout: 120_000 }, () 
 
   it('user data and template previews with markup are shown as text or sandboxed, and run nothing', async () => {
     const config = configClient(t, ws);
-    expect((await config.postWorkflow('xss-flow', { name: XSS, category: 'order-updates', trigger_type: 'api', tree: { nodes: [] } })).statusCode).toBeLessThan(300);
+    expect(
+      (
+        await config.postWorkflow('xss-flow', {
+          name: XSS,
+          category: 'order-updates',
+          trigger_type: 'api',
+          tree: { nodes: [] },
+        })
+      ).statusCode,
+    ).toBeLessThan(300);
     const management = (method: 'POST' | 'PATCH', path: string, payload: object) =>
       t().app.inject({ method, url: `/management${path}`, headers: ws.management, payload });
-    expect((await management('POST', `/v2/${ws.slug}/template/xss/`, { name: XSS, enabled_channels: ['email'] })).statusCode).toBeLessThan(300);
+    expect(
+      (await management('POST', `/v2/${ws.slug}/template/xss/`, { name: XSS, enabled_channels: ['email'] })).statusCode,
+    ).toBeLessThan(300);
     const variant = await management('POST', `/v2/${ws.slug}/template/xss/channel/email/variant/default/`, {
       locale: 'en',
       content: { subject: XSS, html: PREVIEW_XSS, text: XSS },
@@ -110,23 +126,17 @@ describe('the console against hostile data and pages', { timeout: 120_000 }, () 
       const frame = page.locator('iframe[title="Template preview"]');
       await frame.waitFor();
       expect(await frame.getAttribute('sandbox')).toBe('');
-      await expect.poll(() => page.frameLocator('iframe[title="Template preview"]').locator('p').textContent()).toBe('Hi');
+      await expect
+        .poll(() => page.frameLocator('iframe[title="Template preview"]').locator('p').textContent())
+        .toBe('Hi');
     }
-    // The page's own policy also stops a script someone managed to insert, and eval.
-    // (A string: the test's TypeScript knows no DOM.)
-    const inserted = await page.evaluate(`(() => {
+    // The page's own policy also stops a script someone managed to insert. (A string: the test's
+    // TypeScript knows no DOM. `eval` is not tried here: Playwright's evaluate runs exempt from the CSP.)
+    await page.evaluate(`(() => {
       const script = document.createElement('script');
       script.textContent = "window.__pwned = 'inline'";
       document.body.append(script);
-      let evaluated = 'blocked';
-      try {
-        evaluated = String(eval('"ran"'));
-      } catch {
-        // refused by the CSP: no 'unsafe-eval'
-      }
-      return { pwned: window.__pwned, evaluated };
     })()`);
-    expect(inserted).toEqual({ pwned: undefined, evaluated: 'blocked' });
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
@@ -137,9 +147,10 @@ describe('the console against hostile data and pages', { timeout: 120_000 }, () 
     const other = await createWorkspaceFixture(t());
     const { context, page, requests } = await consoleWindow(browser);
     await signIn(page, baseUrl, ws);
-    const options = await page.getByLabel('Workspace').locator('option').evaluateAll((list) =>
-      list.map((o) => (o as unknown as { value: string }).value),
-    );
+    const options = await page
+      .getByLabel('Workspace')
+      .locator('option')
+      .evaluateAll((list) => list.map((o) => (o as unknown as { value: string }).value));
     expect(options).toContain(ws.slug);
     expect(options).not.toContain(other.slug);
     for (const name of ['Workflows', 'Templates', 'Vendors', 'Keys', 'Preferences']) {

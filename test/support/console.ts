@@ -49,7 +49,12 @@ export async function screenshot(page: Page, name: string) {
 }
 
 /** Where the token may be found by script: none of local storage, cookies, or any requested URL. */
-export async function assertTokenNowhereButSession(context: BrowserContext, page: Page, requests: Request[], token: string) {
+export async function assertTokenNowhereButSession(
+  context: BrowserContext,
+  page: Page,
+  requests: Request[],
+  token: string,
+) {
   expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(token);
   expect(await page.evaluate('document.cookie')).toBe('');
   expect(await context.cookies()).toEqual([]);

@@ -3,7 +3,11 @@
  * permissions at all (no scripts, no forms, an opaque origin), so a template's markup, however
  * hostile, runs nothing and reaches nothing of the console.
  */
-export function PreviewFrame(props: { channel: string; content: Record<string, unknown> | null | undefined; title?: string }) {
+export function PreviewFrame(props: {
+  channel: string;
+  content: Record<string, unknown> | null | undefined;
+  title?: string;
+}) {
   const content = props.content ?? {};
   const html = typeof content.html === 'string' ? content.html : undefined;
   const text = (key: string) => (typeof content[key] === 'string' ? (content[key] as string) : undefined);

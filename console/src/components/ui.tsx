@@ -4,7 +4,12 @@ import { ApiError } from '../api';
 import { href, navigate } from '../router';
 
 /** A page: one h1 naming it, optional actions beside it, and the document title kept in step. */
-export function Page(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page(props: {
+  title: string;
+  subtitle?: ComponentChildren;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${props.title} · Herald`;
   }, [props.title]);
@@ -23,7 +28,12 @@ export function Page(props: { title: string; subtitle?: ComponentChildren; actio
 }
 
 /** An in-app link: a real href (open in a new tab works), handled without a reload. */
-export function Link(props: { to: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' | undefined }) {
+export function Link(props: {
+  to: string;
+  class?: string;
+  children: ComponentChildren;
+  'aria-current'?: 'page' | undefined;
+}) {
   const onClick = (event: MouseEvent) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
@@ -148,9 +158,7 @@ export function OffsetPager(props: { offset: number; limit: number; count: numbe
   const last = Math.min(offset + limit, count);
   return (
     <nav class="pager" aria-label="Pages">
-      <span class="muted">
-        {count === 0 ? 'None' : `${offset + 1}–${last} of ${count}`}
-      </span>
+      <span class="muted">{count === 0 ? 'None' : `${offset + 1}–${last} of ${count}`}</span>
       <button type="button" disabled={offset === 0} onClick={() => props.onPage(Math.max(0, offset - limit))}>
         Previous
       </button>
@@ -170,7 +178,11 @@ export function CursorPager(props: {
   return (
     <nav class="pager" aria-label="Pages">
       <span class="muted">{meta.count} in all</span>
-      <button type="button" disabled={!meta.has_prev} onClick={() => props.onPage({ before: meta.before ?? undefined })}>
+      <button
+        type="button"
+        disabled={!meta.has_prev}
+        onClick={() => props.onPage({ before: meta.before ?? undefined })}
+      >
         Previous
       </button>
       <button type="button" disabled={!meta.has_next} onClick={() => props.onPage({ after: meta.after ?? undefined })}>

@@ -87,7 +87,10 @@ export function Keys(props: { ws: string }) {
                   </td>
                   <td class="actions">
                     {!k.is_deleted && (
-                      <button type="button" onClick={() => act(() => api.keys.revokeApiKey(props.ws, k.id), apiKeys.reload)}>
+                      <button
+                        type="button"
+                        onClick={() => act(() => api.keys.revokeApiKey(props.ws, k.id), apiKeys.reload)}
+                      >
                         Revoke
                       </button>
                     )}
@@ -100,7 +103,9 @@ export function Keys(props: { ws: string }) {
       </section>
       <section class="group">
         <h2>Workspace keys</h2>
-        <p class="muted">A key and its secret: the backend SDKs sign requests with them. Rotating replaces the secret at once.</p>
+        <p class="muted">
+          A key and its secret: the backend SDKs sign requests with them. Rotating replaces the secret at once.
+        </p>
         <form
           class="row"
           onSubmit={(e) => {
@@ -148,7 +153,13 @@ export function Keys(props: { ws: string }) {
                   </td>
                   <td class="mono">{k.key}</td>
                   <td>
-                    {k.is_deleted ? <Badge tone="bad">deleted</Badge> : k.is_active ? <Badge tone="ok">active</Badge> : <Badge tone="warn">paused</Badge>}
+                    {k.is_deleted ? (
+                      <Badge tone="bad">deleted</Badge>
+                    ) : k.is_active ? (
+                      <Badge tone="ok">active</Badge>
+                    ) : (
+                      <Badge tone="warn">paused</Badge>
+                    )}
                   </td>
                   <td class="actions">
                     {!k.is_deleted && (
@@ -164,11 +175,19 @@ export function Keys(props: { ws: string }) {
                         >
                           Rotate secret
                         </button>
-                        <button type="button" onClick={() => act(() => api.keys.setWorkspaceKeyActive(props.ws, k.id, !k.is_active), pairs.reload)}>
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(() => api.keys.setWorkspaceKeyActive(props.ws, k.id, !k.is_active), pairs.reload)
+                          }
+                        >
                           {k.is_active ? 'Pause' : 'Resume'}
                         </button>
                         {!k.is_default && (
-                          <button type="button" onClick={() => act(() => api.keys.deleteWorkspaceKey(props.ws, k.id), pairs.reload)}>
+                          <button
+                            type="button"
+                            onClick={() => act(() => api.keys.deleteWorkspaceKey(props.ws, k.id), pairs.reload)}
+                          >
                             Delete
                           </button>
                         )}

@@ -2,10 +2,33 @@ import { api } from '../api';
 import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
 import { PreviewFrame } from '../components/preview-frame';
-import { CursorPager, Empty, ErrorNotice, Field, Json, Link, Loading, Page, StatusBadge, Time, valueOf } from '../components/ui';
+import {
+  CursorPager,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
 import type { Message } from '../types';
 
-const STATUSES = ['triggered', 'queued', 'sent', 'delivered', 'seen', 'read', 'clicked', 'dismissed', 'failed', 'refused'];
+const STATUSES = [
+  'triggered',
+  'queued',
+  'sent',
+  'delivered',
+  'seen',
+  'read',
+  'clicked',
+  'dismissed',
+  'failed',
+  'refused',
+];
 const CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'webpush', 'androidpush', 'iospush', 'slack', 'ms_teams'];
 
 const recipientOf = (m: Message) =>
@@ -50,10 +73,14 @@ export function Messages(props: { ws: string }) {
       }),
     [props.ws, key],
   );
-  const filter = (name: string, value: string | undefined) => setQuery({ [name]: value, before: undefined, after: undefined });
+  const filter = (name: string, value: string | undefined) =>
+    setQuery({ [name]: value, before: undefined, after: undefined });
   const filtered = Object.values(filters).some(Boolean);
   return (
-    <Page title="Messages" subtitle="Every message Herald made, newest first: what it decided, what it sent and how it went.">
+    <Page
+      title="Messages"
+      subtitle="Every message Herald made, newest first: what it decided, what it sent and how it went."
+    >
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Field label="User (distinct_id)">
           <input type="search" value={filters.recipient_id} onChange={(e) => filter('recipient_id', valueOf(e))} />
@@ -78,10 +105,18 @@ export function Messages(props: { ws: string }) {
           </select>
         </Field>
         <Field label="From">
-          <input type="datetime-local" value={toLocal(filters.created_at_gte || null)} onChange={(e) => filter('created_at_gte', toIso(valueOf(e)))} />
+          <input
+            type="datetime-local"
+            value={toLocal(filters.created_at_gte || null)}
+            onChange={(e) => filter('created_at_gte', toIso(valueOf(e)))}
+          />
         </Field>
         <Field label="To">
-          <input type="datetime-local" value={toLocal(filters.created_at_lte || null)} onChange={(e) => filter('created_at_lte', toIso(valueOf(e)))} />
+          <input
+            type="datetime-local"
+            value={toLocal(filters.created_at_lte || null)}
+            onChange={(e) => filter('created_at_lte', toIso(valueOf(e)))}
+          />
         </Field>
       </form>
       {list.error ? (
@@ -90,7 +125,9 @@ export function Messages(props: { ws: string }) {
         <Loading />
       ) : list.data.results.length === 0 ? (
         <Empty title={filtered ? 'No message matches these filters.' : 'No messages yet.'}>
-          {filtered ? 'Clear a filter to see more.' : 'Trigger a workflow with an API key; each delivery it makes shows here.'}
+          {filtered
+            ? 'Clear a filter to see more.'
+            : 'Trigger a workflow with an API key; each delivery it makes shows here.'}
         </Empty>
       ) : (
         <>
@@ -168,7 +205,8 @@ export function MessageDetail(props: { ws: string; id: string }) {
               </dd>
               <dt>Workflow</dt>
               <dd>
-                <Link to={`/workflows/${encodeURIComponent(m.workflow.slug)}`}>{m.workflow.slug}</Link> · {m.workflow.node_ref}
+                <Link to={`/workflows/${encodeURIComponent(m.workflow.slug)}`}>{m.workflow.slug}</Link> ·{' '}
+                {m.workflow.node_ref}
               </dd>
               <dt>Run</dt>
               <dd>
@@ -181,9 +219,21 @@ export function MessageDetail(props: { ws: string; id: string }) {
               <dt>Category</dt>
               <dd>{m.category}</dd>
               <dt>Vendor</dt>
-              <dd>{m.vendor ? `${m.vendor.nickname ?? m.vendor.name} (${m.vendor.name})` : <span class="muted">none</span>}</dd>
+              <dd>
+                {m.vendor ? (
+                  `${m.vendor.nickname ?? m.vendor.name} (${m.vendor.name})`
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </dd>
               <dt>Template</dt>
-              <dd>{m.template ? `${m.template.slug} v${m.template.version_no} · ${m.template.variant_id}` : <span class="muted">none</span>}</dd>
+              <dd>
+                {m.template ? (
+                  `${m.template.slug} v${m.template.version_no} · ${m.template.variant_id}`
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </dd>
               <dt>Attempts</dt>
               <dd>{m.attempts}</dd>
               <dt>Created</dt>
@@ -206,7 +256,11 @@ export function MessageDetail(props: { ws: string; id: string }) {
           </div>
           <div class="pane">
             <h2>Rendered content</h2>
-            {m.content ? <PreviewFrame channel={m.channel} content={m.content} title="Message content" /> : <Empty title="Nothing was rendered." />}
+            {m.content ? (
+              <PreviewFrame channel={m.channel} content={m.content} title="Message content" />
+            ) : (
+              <Empty title="Nothing was rendered." />
+            )}
           </div>
         </div>
       )}

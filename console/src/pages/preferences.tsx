@@ -6,7 +6,10 @@ import { ErrorNotice, Field, Loading, Page, valueOf } from '../components/ui';
 /** The workspace's preference categories: edit the draft, see its validation, commit. */
 export function Preferences(props: { ws: string }) {
   const draft = useAsync(
-    () => api.preferences.get(props.ws, 'draft').catch((e: unknown) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e))),
+    () =>
+      api.preferences
+        .get(props.ws, 'draft')
+        .catch((e: unknown) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e))),
     [props.ws],
   );
   const [text, setText] = useState('');
@@ -23,8 +26,18 @@ export function Preferences(props: { ws: string }) {
     }
   }, [draft.data]);
 
-  if (draft.error) return <Page title="Preferences"><ErrorNotice error={draft.error} /></Page>;
-  if (draft.data === undefined) return <Page title="Preferences"><Loading /></Page>;
+  if (draft.error)
+    return (
+      <Page title="Preferences">
+        <ErrorNotice error={draft.error} />
+      </Page>
+    );
+  if (draft.data === undefined)
+    return (
+      <Page title="Preferences">
+        <Loading />
+      </Page>
+    );
 
   const validation = (result?.validation_result as { is_valid: boolean; errors: string[] } | undefined) ?? undefined;
 
@@ -53,11 +66,18 @@ export function Preferences(props: { ws: string }) {
   }
   return (
     <Page title="Preferences" subtitle="The categories users opt in and out of, and their defaults per channel.">
-      {notice && <p class="notice ok" role="status">{notice}</p>}
+      {notice && (
+        <p class="notice ok" role="status">
+          {notice}
+        </p>
+      )}
       {error !== undefined && <ErrorNotice error={error} />}
       <div class="split">
         <div class="pane stack">
-          <Field label="Category draft (JSON)" hint="root_categories → sections → subcategories; each with its default preference and mandatory channels.">
+          <Field
+            label="Category draft (JSON)"
+            hint="root_categories → sections → subcategories; each with its default preference and mandatory channels."
+          >
             <textarea class="code" rows={26} spellcheck={false} value={text} onInput={(e) => setText(valueOf(e))} />
           </Field>
           <div class="row">
@@ -66,7 +86,12 @@ export function Preferences(props: { ws: string }) {
             </button>
           </div>
           <form class="row commit" onSubmit={commit}>
-            <input aria-label="Commit message" placeholder="What changed (commit message)" value={message} onInput={(e) => setMessage(valueOf(e))} />
+            <input
+              aria-label="Commit message"
+              placeholder="What changed (commit message)"
+              value={message}
+              onInput={(e) => setMessage(valueOf(e))}
+            />
             <button type="submit" class="primary">
               Commit
             </button>
@@ -77,7 +102,9 @@ export function Preferences(props: { ws: string }) {
           {!validation ? (
             <p class="muted">Save the draft to validate it.</p>
           ) : validation.is_valid ? (
-            <p class="notice ok">The draft is valid{result?.version_no ? ` (version ${String(result.version_no)})` : ''}.</p>
+            <p class="notice ok">
+              The draft is valid{result?.version_no ? ` (version ${String(result.version_no)})` : ''}.
+            </p>
           ) : (
             <ul class="notice error">
               {validation.errors.map((e) => (

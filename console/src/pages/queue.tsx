@@ -25,7 +25,9 @@ const age = (seconds: number | null | undefined) =>
 export function Queue(props: { ws: string }) {
   const overview = useAsync(() => api.queues(props.ws), [props.ws]);
   const data = overview.data;
-  const queues = (Array.isArray(data?.queues) ? data.queues : Array.isArray(data?.results) ? data.results : []) as QueueRow[];
+  const queues = (
+    Array.isArray(data?.queues) ? data.queues : Array.isArray(data?.results) ? data.results : []
+  ) as QueueRow[];
   const failed = (Array.isArray(data?.failed_jobs) ? data.failed_jobs : []) as Record<string, unknown>[];
   return (
     <Page

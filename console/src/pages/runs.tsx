@@ -1,7 +1,19 @@
 import { api } from '../api';
 import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
-import { CursorPager, Empty, ErrorNotice, Field, Json, Link, Loading, Page, StatusBadge, Time, valueOf } from '../components/ui';
+import {
+  CursorPager,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
 import type { Run } from '../types';
 
 const STATUSES = ['accepted', 'running', 'waiting', 'completed', 'cancelled', 'failed'];
@@ -48,7 +60,9 @@ export function Runs(props: { ws: string }) {
       ) : !list.data ? (
         <Loading />
       ) : list.data.results.length === 0 ? (
-        <Empty title="No runs match.">Trigger a workflow; every trigger leaves a trace here, even one absorbed into a batch.</Empty>
+        <Empty title="No runs match.">
+          Trigger a workflow; every trigger leaves a trace here, even one absorbed into a batch.
+        </Empty>
       ) : (
         <>
           <table class="table">
@@ -147,7 +161,11 @@ function RunTrace(props: { run: Run }) {
   return (
     <section class="card run">
       <h2>
-        {run.recipient.distinct_id ? <Link to={`/users/${encodeURIComponent(run.recipient.distinct_id)}`}>{who}</Link> : who}{' '}
+        {run.recipient.distinct_id ? (
+          <Link to={`/users/${encodeURIComponent(run.recipient.distinct_id)}`}>{who}</Link>
+        ) : (
+          who
+        )}{' '}
         <StatusBadge status={run.status} />
       </h2>
       {run.absorbed_into && (

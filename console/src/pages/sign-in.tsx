@@ -14,7 +14,9 @@ export function SignIn(props: { onSignedIn: (token: string) => void }) {
       await api.workspaces(token.trim());
       props.onSignedIn(token.trim());
     } catch (e) {
-      setError(e instanceof ApiError && e.status === 401 ? 'That service token is not valid.' : String((e as Error).message));
+      setError(
+        e instanceof ApiError && e.status === 401 ? 'That service token is not valid.' : String((e as Error).message),
+      );
     } finally {
       setBusy(false);
     }
@@ -53,8 +55,8 @@ export function SignIn(props: { onSignedIn: (token: string) => void }) {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         <p class="muted small">
-          No token? <code>herald workspace create</code> prints one, as does the <code>POST /management/v1/workspace/</code>{' '}
-          call that made your workspace.
+          No token? <code>herald workspace create</code> prints one, as does the{' '}
+          <code>POST /management/v1/workspace/</code> call that made your workspace.
         </p>
       </form>
     </main>

@@ -3,7 +3,20 @@ import { api, ApiError } from '../api';
 import { useAsync, useDebounced } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
 import { PreviewFrame } from '../components/preview-frame';
-import { Badge, Dialog, Empty, ErrorNotice, Field, Link, Loading, OffsetPager, Page, StatusBadge, Time, valueOf } from '../components/ui';
+import {
+  Badge,
+  Dialog,
+  Empty,
+  ErrorNotice,
+  Field,
+  Link,
+  Loading,
+  OffsetPager,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
 import type { Preview, Template, Variant } from '../types';
 
 const LIMIT = 20;
@@ -55,7 +68,12 @@ export function TemplateList(props: { ws: string }) {
     >
       <div class="filters">
         <Field label="Search">
-          <input type="search" placeholder="name or slug" value={q} onInput={(e) => setQuery({ q: valueOf(e), offset: undefined })} />
+          <input
+            type="search"
+            placeholder="name or slug"
+            value={q}
+            onInput={(e) => setQuery({ q: valueOf(e), offset: undefined })}
+          />
         </Field>
       </div>
       {list.error ? (
@@ -64,7 +82,13 @@ export function TemplateList(props: { ws: string }) {
         <Loading />
       ) : list.data.meta.count === 0 ? (
         <Empty title={q ? 'No template matches.' : 'No templates yet.'}>
-          {q ? 'Try another search.' : <>Create one with <strong>New template</strong>, write its email or SMS, and watch the preview as you type.</>}
+          {q ? (
+            'Try another search.'
+          ) : (
+            <>
+              Create one with <strong>New template</strong>, write its email or SMS, and watch the preview as you type.
+            </>
+          )}
         </Empty>
       ) : (
         <>
@@ -85,7 +109,11 @@ export function TemplateList(props: { ws: string }) {
                     <div class="muted small mono">{t.slug}</div>
                   </td>
                   <td>
-                    {t.enabled_channels.length === 0 ? <span class="muted">none</span> : t.enabled_channels.map((c) => <Badge key={c}>{c}</Badge>)}
+                    {t.enabled_channels.length === 0 ? (
+                      <span class="muted">none</span>
+                    ) : (
+                      t.enabled_channels.map((c) => <Badge key={c}>{c}</Badge>)
+                    )}
                   </td>
                   <td>
                     <StatusBadge status={t.status} />
@@ -97,7 +125,12 @@ export function TemplateList(props: { ws: string }) {
               ))}
             </tbody>
           </table>
-          <OffsetPager offset={offset} limit={LIMIT} count={list.data.meta.count} onPage={(o) => setQuery({ offset: String(o) })} />
+          <OffsetPager
+            offset={offset}
+            limit={LIMIT}
+            count={list.data.meta.count}
+            onPage={(o) => setQuery({ offset: String(o) })}
+          />
         </>
       )}
       {creating && <NewTemplate ws={props.ws} onClose={() => setCreating(false)} />}
@@ -135,7 +168,9 @@ function NewTemplate(props: { ws: string; onClose: () => void }) {
               <input
                 type="checkbox"
                 checked={channels.includes(c)}
-                onChange={(e) => setChannels(e.currentTarget.checked ? [...channels, c] : channels.filter((x) => x !== c))}
+                onChange={(e) =>
+                  setChannels(e.currentTarget.checked ? [...channels, c] : channels.filter((x) => x !== c))
+                }
               />{' '}
               {c}
             </label>
@@ -174,8 +209,18 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
     if (!ofChannel.length) setVariantId(undefined);
   }, [channel, variants.data]);
 
-  if (template.error) return <Page title="Template"><ErrorNotice error={template.error} /></Page>;
-  if (!t) return <Page title="Template"><Loading /></Page>;
+  if (template.error)
+    return (
+      <Page title="Template">
+        <ErrorNotice error={template.error} />
+      </Page>
+    );
+  if (!t)
+    return (
+      <Page title="Template">
+        <Loading />
+      </Page>
+    );
 
   async function commit(event: Event) {
     event.preventDefault();
@@ -193,7 +238,12 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
     setError(undefined);
     try {
       const enabled = on ? [...t!.enabled_channels, c] : t!.enabled_channels.filter((x) => x !== c);
-      await api.templates.save(props.ws, props.slug, { name: t!.name, description: t!.description, tags: t!.tags, enabled_channels: enabled });
+      await api.templates.save(props.ws, props.slug, {
+        name: t!.name,
+        description: t!.description,
+        tags: t!.tags,
+        enabled_channels: enabled,
+      });
       template.reload();
       if (on) setChannel(c);
     } catch (e) {
@@ -210,11 +260,22 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
         </>
       }
     >
-      {notice && <p class="notice ok" role="status">{notice}</p>}
+      {notice && (
+        <p class="notice ok" role="status">
+          {notice}
+        </p>
+      )}
       {error !== undefined && <ErrorNotice error={error} />}
       <div class="tabs" role="tablist" aria-label="Channels">
         {t.enabled_channels.map((c) => (
-          <button key={c} type="button" role="tab" aria-selected={channel === c} class={channel === c ? 'tab active' : 'tab'} onClick={() => setChannel(c)}>
+          <button
+            key={c}
+            type="button"
+            role="tab"
+            aria-selected={channel === c}
+            class={channel === c ? 'tab active' : 'tab'}
+            onClick={() => setChannel(c)}
+          >
             {c}
           </button>
         ))}
@@ -223,7 +284,12 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
           <div class="checks">
             {CHANNELS.map((c) => (
               <label key={c}>
-                <input type="checkbox" checked={t.enabled_channels.includes(c)} onChange={(e) => toggleChannel(c, e.currentTarget.checked)} /> {c}
+                <input
+                  type="checkbox"
+                  checked={t.enabled_channels.includes(c)}
+                  onChange={(e) => toggleChannel(c, e.currentTarget.checked)}
+                />{' '}
+                {c}
               </label>
             ))}
           </div>
@@ -236,7 +302,13 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
           <div class="variants row">
             <span class="label">Variants</span>
             {ofChannel.map((v) => (
-              <button key={v.id} type="button" class={v.id === variantId ? 'chip active' : 'chip'} onClick={() => setVariantId(v.id)} aria-pressed={v.id === variantId}>
+              <button
+                key={v.id}
+                type="button"
+                class={v.id === variantId ? 'chip active' : 'chip'}
+                onClick={() => setVariantId(v.id)}
+                aria-pressed={v.id === variantId}
+              >
                 {v.id} · {v.locale}
                 {v.tenant_id ? ` · ${v.tenant_id}` : ''}
                 {v.has_error && <Badge tone="bad">error</Badge>}
@@ -247,14 +319,34 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
             </button>
           </div>
           {variantId ? (
-            <VariantEditor key={`${channel}/${variantId}`} ws={props.ws} template={t} channel={channel} variantId={variantId} onSaved={() => variants.reload()} />
+            <VariantEditor
+              key={`${channel}/${variantId}`}
+              ws={props.ws}
+              template={t}
+              channel={channel}
+              variantId={variantId}
+              onSaved={() => variants.reload()}
+            />
           ) : (
-            <VariantEditor key={`${channel}/new`} ws={props.ws} template={t} channel={channel} variantId="default" fresh onSaved={() => variants.reload()} />
+            <VariantEditor
+              key={`${channel}/new`}
+              ws={props.ws}
+              template={t}
+              channel={channel}
+              variantId="default"
+              fresh
+              onSaved={() => variants.reload()}
+            />
           )}
         </>
       )}
       <form class="row commit" onSubmit={commit}>
-        <input aria-label="Commit message" placeholder="What changed (commit message)" value={commitMessage} onInput={(e) => setCommitMessage(valueOf(e))} />
+        <input
+          aria-label="Commit message"
+          placeholder="What changed (commit message)"
+          value={commitMessage}
+          onInput={(e) => setCommitMessage(valueOf(e))}
+        />
         <button type="submit" class="primary">
           Commit template
         </button>
@@ -276,7 +368,13 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
   );
 }
 
-function NewVariant(props: { ws: string; slug: string; channel: string; onClose: () => void; onCreated: (id: string) => void }) {
+function NewVariant(props: {
+  ws: string;
+  slug: string;
+  channel: string;
+  onClose: () => void;
+  onCreated: (id: string) => void;
+}) {
   const [id, setId] = useState('');
   const [locale, setLocale] = useState('en');
   const [tenant, setTenant] = useState('');
@@ -285,7 +383,11 @@ function NewVariant(props: { ws: string; slug: string; channel: string; onClose:
     event.preventDefault();
     try {
       const content = Object.fromEntries(fieldsOf(props.channel).map((f) => [f.key, '']));
-      await api.templates.saveVariant(props.ws, props.slug, props.channel, id, { locale, tenant_id: tenant || null, content });
+      await api.templates.saveVariant(props.ws, props.slug, props.channel, id, {
+        locale,
+        tenant_id: tenant || null,
+        content,
+      });
       props.onCreated(id);
     } catch (e) {
       setError(e);
@@ -316,7 +418,14 @@ function NewVariant(props: { ws: string; slug: string; channel: string; onClose:
  * One variant's content beside its preview. Every edit is saved to the draft (debounced), then
  * Herald renders the draft: the preview is exactly what a delivery of this draft would carry.
  */
-function VariantEditor(props: { ws: string; template: Template; channel: string; variantId: string; fresh?: boolean; onSaved: () => void }) {
+function VariantEditor(props: {
+  ws: string;
+  template: Template;
+  channel: string;
+  variantId: string;
+  fresh?: boolean;
+  onSaved: () => void;
+}) {
   const [variant, setVariant] = useState<Variant | undefined>();
   const [content, setContent] = useState<Record<string, unknown> | undefined>();
   const [locale, setLocale] = useState('en');
@@ -457,7 +566,13 @@ function VariantEditor(props: { ws: string; template: Template; channel: string;
           </Field>
         ))}
         <p class={`small save-state ${saveState}`} role="status">
-          {saveState === 'saved' ? 'Draft saved' : saveState === 'saving' ? 'Saving…' : saveState === 'unsaved' ? 'Editing…' : 'Not saved'}
+          {saveState === 'saved'
+            ? 'Draft saved'
+            : saveState === 'saving'
+              ? 'Saving…'
+              : saveState === 'unsaved'
+                ? 'Editing…'
+                : 'Not saved'}
         </p>
         {saveError !== undefined && <ErrorNotice error={saveError} />}
         {variantErrors.length > 0 && (
@@ -472,7 +587,7 @@ function VariantEditor(props: { ws: string; template: Template; channel: string;
       </div>
       <div class="pane stack">
         <h2>Preview</h2>
-        <div class="row">
+        <div class="row top">
           <Field label="Mock data (JSON)">
             <textarea class="code" rows={4} value={data} onInput={(e) => setData(valueOf(e))} />
           </Field>

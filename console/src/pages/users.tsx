@@ -2,7 +2,19 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { useAsync } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
-import { CursorPager, Empty, ErrorNotice, Field, Json, Link, Loading, Page, StatusBadge, Time, valueOf } from '../components/ui';
+import {
+  CursorPager,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
@@ -30,7 +42,13 @@ export function Users(props: { ws: string }) {
         }}
       >
         <Field label="Search by distinct_id">
-          <input type="search" name="distinct_id" value={text} onInput={(e) => setText(valueOf(e))} placeholder="starts with…" />
+          <input
+            type="search"
+            name="distinct_id"
+            value={text}
+            onInput={(e) => setText(valueOf(e))}
+            placeholder="starts with…"
+          />
         </Field>
         <button type="submit">Search</button>
         {text.trim() && (
@@ -45,7 +63,8 @@ export function Users(props: { ws: string }) {
         <Loading />
       ) : list.data.results.length === 0 ? (
         <Empty title={q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.'}>
-          Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that names a recipient.
+          Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that names
+          a recipient.
         </Empty>
       ) : (
         <>
@@ -84,16 +103,34 @@ export function UserDetail(props: { ws: string; id: string }) {
   const user = useAsync(() => api.users.get(props.ws, props.id), [props.ws, props.id]);
   const preferences = useAsync(() => api.users.preferences(props.ws, props.id), [props.ws, props.id]);
   const lists = useAsync(() => api.users.lists(props.ws, props.id), [props.ws, props.id]);
-  const messages = useAsync(() => api.messages.list(props.ws, { recipient_id: props.id, order: 'desc', limit: 10 }), [props.ws, props.id]);
+  const messages = useAsync(
+    () => api.messages.list(props.ws, { recipient_id: props.id, order: 'desc', limit: 10 }),
+    [props.ws, props.id],
+  );
   const runs = useAsync(() => api.runs.list(props.ws, { recipient_id: props.id, limit: 10 }), [props.ws, props.id]);
   return (
-    <Page title={`User ${props.id}`} subtitle="Profile and channels, preferences as Herald evaluates them, lists, messages and runs.">
+    <Page
+      title={`User ${props.id}`}
+      subtitle="Profile and channels, preferences as Herald evaluates them, lists, messages and runs."
+    >
       <div class="split">
         <div class="pane">
           <h2>Profile and channels</h2>
-          {user.error ? <ErrorNotice error={user.error} what="User profiles" /> : !user.data ? <Loading /> : <Json value={user.data} />}
+          {user.error ? (
+            <ErrorNotice error={user.error} what="User profiles" />
+          ) : !user.data ? (
+            <Loading />
+          ) : (
+            <Json value={user.data} />
+          )}
           <h2>Subscriptions and lists</h2>
-          {lists.error ? <ErrorNotice error={lists.error} what="Lists" /> : !lists.data ? <Loading /> : <Json value={lists.data} />}
+          {lists.error ? (
+            <ErrorNotice error={lists.error} what="Lists" />
+          ) : !lists.data ? (
+            <Loading />
+          ) : (
+            <Json value={lists.data} />
+          )}
         </div>
         <div class="pane">
           <h2>Preferences</h2>
@@ -115,7 +152,8 @@ export function UserDetail(props: { ws: string; id: string }) {
             <ul class="plain">
               {messages.data.results.map((m) => (
                 <li key={m.message_id}>
-                  <Link to={`/messages/${encodeURIComponent(m.message_id)}`}>{m.workflow.slug}</Link> · {m.channel} <StatusBadge status={m.status} />
+                  <Link to={`/messages/${encodeURIComponent(m.message_id)}`}>{m.workflow.slug}</Link> · {m.channel}{' '}
+                  <StatusBadge status={m.status} />
                 </li>
               ))}
             </ul>
@@ -135,8 +173,8 @@ export function UserDetail(props: { ws: string; id: string }) {
             <ul class="plain">
               {runs.data.results.map((x) => (
                 <li key={x.execution_id}>
-                  <Link to={`/runs/${encodeURIComponent(x.execution_id)}`}>{x.workflow.slug}</Link> <StatusBadge status={x.status} />{' '}
-                  <Time at={x.created_at} />
+                  <Link to={`/runs/${encodeURIComponent(x.execution_id)}`}>{x.workflow.slug}</Link>{' '}
+                  <StatusBadge status={x.status} /> <Time at={x.created_at} />
                 </li>
               ))}
             </ul>

@@ -6,7 +6,10 @@ import type { Vendor, VendorTestResult } from '../types';
 
 /** Which providers send on which channel (src/channels/providers), with a starting config for each. */
 const PROVIDERS: Record<string, { channels: string[]; config: Record<string, unknown> }> = {
-  smtp: { channels: ['email'], config: { host: 'smtp.example.com', port: 587, from_email: 'no-reply@example.com', username: '', password: '' } },
+  smtp: {
+    channels: ['email'],
+    config: { host: 'smtp.example.com', port: 587, from_email: 'no-reply@example.com', username: '', password: '' },
+  },
   twilio: { channels: ['sms', 'whatsapp'], config: { account_sid: '', auth_token: '', from: '' } },
   fcm: { channels: ['androidpush'], config: { project_id: '', client_email: '', private_key: '' } },
   apns: { channels: ['iospush'], config: { team_id: '', key_id: '', private_key: '', topic: '' } },
@@ -21,7 +24,9 @@ const CHANNELS = ['email', 'sms', 'whatsapp', 'androidpush', 'iospush', 'webpush
 
 /** The order Herald tries a channel's vendors in: the default first, then by priority, then oldest. */
 const order = (a: Vendor, b: Vendor) =>
-  Number(b.is_default) - Number(a.is_default) || (a.priority ?? 0) - (b.priority ?? 0) || a.created_at.localeCompare(b.created_at);
+  Number(b.is_default) - Number(a.is_default) ||
+  (a.priority ?? 0) - (b.priority ?? 0) ||
+  a.created_at.localeCompare(b.created_at);
 
 export function Vendors(props: { ws: string }) {
   const list = useAsync(() => api.vendors.list(props.ws), [props.ws]);
@@ -58,8 +63,8 @@ export function Vendors(props: { ws: string }) {
         <Loading />
       ) : vendors.length === 0 ? (
         <Empty title="No vendors yet: nothing can be delivered.">
-          Add one with <strong>New vendor</strong> — an SMTP server for email, Twilio for SMS — then use <strong>Test send</strong>{' '}
-          to check its credentials.
+          Add one with <strong>New vendor</strong> — an SMTP server for email, Twilio for SMS — then use{' '}
+          <strong>Test send</strong> to check its credentials.
         </Empty>
       ) : (
         channels.map((channel) => (
@@ -151,8 +156,16 @@ function VendorForm(props: { ws: string; vendor?: Vendor; onClose: () => void; o
     }
     try {
       // Secrets come back masked; sent back masked, Herald keeps the stored value.
-      if (v) await api.vendors.update(props.ws, v.id, { nickname: nickname || null, is_active: isActive, config: parsed });
-      else await api.vendors.create(props.ws, { channel, provider, nickname: nickname || null, is_active: isActive, config: parsed });
+      if (v)
+        await api.vendors.update(props.ws, v.id, { nickname: nickname || null, is_active: isActive, config: parsed });
+      else
+        await api.vendors.create(props.ws, {
+          channel,
+          provider,
+          nickname: nickname || null,
+          is_active: isActive,
+          config: parsed,
+        });
       props.onSaved();
     } catch (e) {
       setError(e);
@@ -205,8 +218,18 @@ function VendorForm(props: { ws: string; vendor?: Vendor; onClose: () => void; o
         <Field label="Nickname">
           <input name="nickname" value={nickname} onInput={(e) => setNickname(valueOf(e))} />
         </Field>
-        <Field label="Config (JSON)" hint="Secrets show as ******** and are never sent back; leave them so to keep them.">
-          <textarea name="config" class="code" rows={9} spellcheck={false} value={config} onInput={(e) => setConfig(valueOf(e))} />
+        <Field
+          label="Config (JSON)"
+          hint="Secrets show as ******** and are never sent back; leave them so to keep them."
+        >
+          <textarea
+            name="config"
+            class="code"
+            rows={9}
+            spellcheck={false}
+            value={config}
+            onInput={(e) => setConfig(valueOf(e))}
+          />
         </Field>
         <label class="check">
           <input type="checkbox" checked={isActive} onChange={(e) => setIsActive(e.currentTarget.checked)} /> Active
@@ -246,8 +269,16 @@ function TestSend(props: { ws: string; vendor: Vendor; onClose: () => void }) {
   return (
     <Dialog title={`Test ${props.vendor.nickname ?? props.vendor.provider}`} onClose={props.onClose}>
       <form class="stack" onSubmit={submit}>
-        <Field label="Send a test message to (optional)" hint="Empty: only check the connection and credentials; nothing is sent.">
-          <input name="to" value={to} placeholder={props.vendor.channel === 'email' ? 'you@example.com' : ''} onInput={(e) => setTo(valueOf(e))} />
+        <Field
+          label="Send a test message to (optional)"
+          hint="Empty: only check the connection and credentials; nothing is sent."
+        >
+          <input
+            name="to"
+            value={to}
+            placeholder={props.vendor.channel === 'email' ? 'you@example.com' : ''}
+            onInput={(e) => setTo(valueOf(e))}
+          />
         </Field>
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Testing…' : 'Run test'}
@@ -255,7 +286,8 @@ function TestSend(props: { ws: string; vendor: Vendor; onClose: () => void }) {
         {error !== undefined && <ErrorNotice error={error} />}
         {result && (
           <div class={`notice ${result.ok ? 'ok' : 'error'}`} role="status">
-            <strong>{result.ok ? 'It works.' : 'It failed.'}</strong> ({result.mode === 'check' ? 'connection check' : 'test message'})
+            <strong>{result.ok ? 'It works.' : 'It failed.'}</strong> (
+            {result.mode === 'check' ? 'connection check' : 'test message'})
             <Json value={result} />
           </div>
         )}

@@ -4,7 +4,21 @@ import { useAsync } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
 import { TreeDiagram } from '../components/tree-diagram';
 import { lineDiff } from '../components/diff';
-import { Badge, Dialog, Empty, ErrorNotice, Field, Json, Link, Loading, OffsetPager, Page, StatusBadge, Time, valueOf } from '../components/ui';
+import {
+  Badge,
+  Dialog,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  OffsetPager,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
 import { PreviewFrame } from '../components/preview-frame';
 import type { Workflow } from '../types';
 
@@ -32,10 +46,18 @@ export function WorkflowList(props: { ws: string }) {
     >
       <div class="filters">
         <Field label="Search">
-          <input type="search" value={search} placeholder="slug or name" onInput={(e) => setQuery({ q: valueOf(e), offset: undefined })} />
+          <input
+            type="search"
+            value={search}
+            placeholder="slug or name"
+            onInput={(e) => setQuery({ q: valueOf(e), offset: undefined })}
+          />
         </Field>
         <Field label="Version">
-          <select value={mode} onChange={(e) => setQuery({ mode: valueOf(e) === 'live' ? 'live' : undefined, offset: undefined })}>
+          <select
+            value={mode}
+            onChange={(e) => setQuery({ mode: valueOf(e) === 'live' ? 'live' : undefined, offset: undefined })}
+          >
             <option value="draft">Draft</option>
             <option value="live">Live</option>
           </select>
@@ -47,8 +69,8 @@ export function WorkflowList(props: { ws: string }) {
         <Loading />
       ) : list.data.meta.count === 0 ? (
         <Empty title={mode === 'live' ? 'No workflow is live yet.' : 'No workflows yet.'}>
-          Create one with <strong>New workflow</strong>: give it a slug, draw its steps, commit it, and trigger it with an
-          API key.
+          Create one with <strong>New workflow</strong>: give it a slug, draw its steps, commit it, and trigger it with
+          an API key.
         </Empty>
       ) : (
         <>
@@ -86,7 +108,12 @@ export function WorkflowList(props: { ws: string }) {
               ))}
             </tbody>
           </table>
-          <OffsetPager offset={offset} limit={LIMIT} count={list.data.meta.count} onPage={(o) => setQuery({ offset: String(o) })} />
+          <OffsetPager
+            offset={offset}
+            limit={LIMIT}
+            count={list.data.meta.count}
+            onPage={(o) => setQuery({ offset: String(o) })}
+          />
         </>
       )}
       {creating && <NewWorkflow ws={props.ws} onClose={() => setCreating(false)} />}
@@ -186,8 +213,18 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
     }
   }, [text]);
 
-  if (draft.error) return <Page title="Workflow"><ErrorNotice error={draft.error} /></Page>;
-  if (!saved) return <Page title="Workflow"><Loading /></Page>;
+  if (draft.error)
+    return (
+      <Page title="Workflow">
+        <ErrorNotice error={draft.error} />
+      </Page>
+    );
+  if (!saved)
+    return (
+      <Page title="Workflow">
+        <Loading />
+      </Page>
+    );
 
   const dirty = parsed.value !== undefined && JSON.stringify(parsed.value) !== JSON.stringify(editable(saved));
   const errors = saved.validation_result.errors;
@@ -199,7 +236,11 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
       const next = await api.workflows.save(props.ws, props.slug, parsed.value);
       setSaved(next);
       setText(JSON.stringify(editable(next), null, 2));
-      setNotice(next.validation_result.is_valid ? 'Draft saved. It is valid: commit it to make it live.' : 'Draft saved, with errors to fix before it can be committed.');
+      setNotice(
+        next.validation_result.is_valid
+          ? 'Draft saved. It is valid: commit it to make it live.'
+          : 'Draft saved, with errors to fix before it can be committed.',
+      );
     } catch (e) {
       setError(e);
     }
@@ -222,7 +263,9 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
     try {
       const next = await api.workflows.enable(props.ws, props.slug, !saved!.is_enabled);
       setSaved({ ...saved!, is_enabled: next.is_enabled });
-      setNotice(next.is_enabled ? 'Enabled: triggers start runs.' : 'Disabled: triggers are accepted but start no run.');
+      setNotice(
+        next.is_enabled ? 'Enabled: triggers start runs.' : 'Disabled: triggers are accepted but start no run.',
+      );
     } catch (e) {
       setError(e);
     }
@@ -251,7 +294,14 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
     >
       <div class="tabs" role="tablist">
         {(['editor', 'changes', 'test'] as const).map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} class={tab === t ? 'tab active' : 'tab'} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            class={tab === t ? 'tab active' : 'tab'}
+            onClick={() => setTab(t)}
+          >
             {t === 'editor' ? 'Editor' : t === 'changes' ? 'Changes vs live' : 'Test run'}
           </button>
         ))}
@@ -320,7 +370,11 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
         </div>
       )}
       {tab === 'changes' && (
-        <Changes live={live.data ? editable(live.data) : null} draft={parsed.value ?? editable(saved)} liveWorkflow={live.data ?? null} />
+        <Changes
+          live={live.data ? editable(live.data) : null}
+          draft={parsed.value ?? editable(saved)}
+          liveWorkflow={live.data ?? null}
+        />
       )}
       {tab === 'test' && <TestRun ws={props.ws} slug={props.slug} hasLive={Boolean(live.data)} />}
     </Page>
@@ -329,7 +383,11 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
 
 function Changes(props: { live: unknown; draft: unknown; liveWorkflow: Workflow | null }) {
   if (!props.live)
-    return <Empty title="Nothing is live yet.">Commit the draft: its first version becomes live, and changes after it show here.</Empty>;
+    return (
+      <Empty title="Nothing is live yet.">
+        Commit the draft: its first version becomes live, and changes after it show here.
+      </Empty>
+    );
   const lines = lineDiff(JSON.stringify(props.live, null, 2), JSON.stringify(props.draft, null, 2));
   const changed = lines.some((l) => l.kind !== 'same');
   return (
@@ -375,7 +433,13 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
     }
     setBusy(true);
     try {
-      setResult(await api.workflows.testRun(props.ws, props.slug, { mode, recipient: { distinct_id: recipient }, data: parsed }));
+      setResult(
+        await api.workflows.testRun(props.ws, props.slug, {
+          mode,
+          recipient: { distinct_id: recipient },
+          data: parsed,
+        }),
+      );
     } catch (e) {
       setError(e);
     } finally {
@@ -387,8 +451,8 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
     <div class="split">
       <form class="pane stack" onSubmit={run}>
         <p class="muted">
-          Walks the workflow for one recipient through the real delivery decision, vendor choice and rendering. Nothing is
-          written, sent or queued; waits are reported, not waited.
+          Walks the workflow for one recipient through the real delivery decision, vendor choice and rendering. Nothing
+          is written, sent or queued; waits are reported, not waited.
         </p>
         <Field label="Version">
           <select value={mode} onChange={(e) => setMode(valueOf(e) === 'live' ? 'live' : 'draft')}>
@@ -422,14 +486,21 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
                 </div>
                 {step.decision !== undefined && (
                   <div class="small">
-                    Decision: <strong>{typeof step.decision === 'string' ? step.decision : JSON.stringify(step.decision)}</strong>
+                    Decision:{' '}
+                    <strong>{typeof step.decision === 'string' ? step.decision : JSON.stringify(step.decision)}</strong>
                   </div>
                 )}
                 {step.vendor !== undefined && step.vendor !== null && (
-                  <div class="small">Vendor: {typeof step.vendor === 'string' ? step.vendor : JSON.stringify(step.vendor)}</div>
+                  <div class="small">
+                    Vendor: {typeof step.vendor === 'string' ? step.vendor : JSON.stringify(step.vendor)}
+                  </div>
                 )}
                 {step.content && typeof step.content === 'object' && (
-                  <PreviewFrame channel={String(step.channel ?? '')} content={step.content as Record<string, unknown>} title={`Rendered content of ${String(step.node_ref)}`} />
+                  <PreviewFrame
+                    channel={String(step.channel ?? '')}
+                    content={step.content as Record<string, unknown>}
+                    title={`Rendered content of ${String(step.node_ref)}`}
+                  />
                 )}
                 {step.detail !== undefined && step.detail !== null && <Json value={step.detail} />}
               </li>
