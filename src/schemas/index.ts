@@ -9,6 +9,7 @@ import {
   BaseTemplateChannelSchema,
   BaseTemplateSchema,
   MockDataSchema,
+  TemplatePreviewSchema,
   TemplateSchema,
   TemplateVariantSchema,
 } from './templates.js';
@@ -88,6 +89,7 @@ export const sharedSchemas = [
   TemplateSchema,
   TemplateVariantSchema,
   MockDataSchema,
+  TemplatePreviewSchema,
   BaseTemplateChannelSchema,
   BaseTemplateSchema,
   PublicKeySchema,

@@ -225,7 +225,7 @@ describe('run traces', () => {
     expect(ids(twinList.json())).toEqual([a2, a1]);
   });
 
-  it('lists messages newest first with ?order=desc, paging the same way', async () => {
+  it('lists messages newest first with ?order=desc, paging the same way, and as a management twin', async () => {
     const ws = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'ordered', [inbox('o')]);
     const ids: string[] = [];
@@ -243,5 +243,15 @@ describe('run traces', () => {
     expect(order(first)).toEqual([ids[2], ids[1]]);
     const next = await messages(t, ws, `?order=desc&limit=2&after=${first.meta.after}`);
     expect(order(next)).toEqual([ids[0]]);
+
+    // The management twins answer the same, for the token's workspace only.
+    const twin = (url: string, fixture = ws) =>
+      t().app.inject({ method: 'GET', url: `/management/v1/${fixture.slug}${url}`, headers: fixture.management });
+    expect((await twin('/message/?order=desc')).json()).toEqual(desc);
+    const one = desc.results[0]!;
+    expect((await twin(`/message/${one.message_id}/`)).json()).toEqual(one);
+    const other = await createWorkspaceFixture(t());
+    expect((await twin(`/message/${one.message_id}/`, other)).statusCode).toBe(404);
+    expect((await twin('/message/', other)).json().results).toEqual([]);
   });
 });
