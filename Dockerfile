@@ -1,13 +1,14 @@
 # syntax=docker/dockerfile:1
 
-# Build: compile TypeScript with the dev dependencies.
+# Build: compile TypeScript and the console (dist/console) with the dev dependencies.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --ignore-scripts
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+COPY console ./console
+RUN npm run build && npm run build:console
 
 # Runtime: production dependencies and the compiled output only, as a non-root user.
 FROM node:22-bookworm-slim AS runtime

@@ -13,6 +13,7 @@ import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
 import { trackAllowedMethods } from './http/method-not-allowed.js';
 import { registerApiReference, registerOpenApi } from './http/openapi.js';
+import { registerConsole } from './http/console.js';
 import { documentFrameworkErrors } from './http/documented-errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './http/json-depth.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -212,5 +213,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });
   await app.register(jsonSchemaRoutes, { prefix: config.MANAGEMENT_PREFIX });
   await registerApiReference(app, config.MANAGEMENT_PREFIX);
+  await registerConsole(app, config.MANAGEMENT_PREFIX);
   return app;
 }

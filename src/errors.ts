@@ -62,6 +62,7 @@ export const notFoundErrors = {
   category: (slug: string) => notFound(`category '${slug}' not found`),
   workspace: (slug: string) => notFound(`workspace '${slug}' not found`),
   workflow: (slug: string) => notFound(`workflow '${slug}' not found`),
+  execution: (id: string) => notFound(`workflow run '${id}' not found`),
   liveWorkflow: (slug: string) => notFound(`workflow '${slug}' has no live version: it was never committed`),
   apiKey: (id: string) => notFound(`API key '${id}' not found`),
   workspaceKey: (id: string) => notFound(`workspace key '${id}' not found`),

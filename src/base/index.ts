@@ -21,6 +21,7 @@ import { triggerRoutes } from './triggers.js';
 import { legacyTriggerRoutes } from './legacy-triggers.js';
 import { messageRoutes } from './messages.js';
 import { broadcastRoutes } from './broadcasts.js';
+import { workflowRunRoutes } from './workflow-runs.js';
 
 /**
  * The base surface: application calls, authenticated by API key or signed workspace key, each
@@ -67,4 +68,5 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(legacyTriggerRoutes);
   await app.register(broadcastRoutes);
   await app.register(withErrorShape('full', messageRoutes));
+  await app.register(withErrorShape('full', workflowRunRoutes('base')));
 };

@@ -51,8 +51,40 @@ export interface RenderedTemplate {
   template: { slug: string; version_no: number; variant_id: string };
 }
 
-/** A template that cannot be rendered fails that message with `reason`, never the run. */
-export type RenderOutcome = ({ ok: true } & RenderedTemplate) | { ok: false; reason: string };
+/**
+ * A template that cannot be rendered fails that message with `reason`, never the run. A variant that
+ * fails names itself, the field and, for a Handlebars error that says where, the line and column.
+ */
+export type RenderOutcome =
+  ({ ok: true } & RenderedTemplate) | ({ ok: false; reason: string } & Partial<RenderFailurePlace>);
+
+export interface RenderFailurePlace {
+  variant_id: string;
+  field: string;
+  line: number;
+  column: number;
+}
+
+/** Where a Handlebars error happened: its own line/column, or the parser's "on line N" and caret drawing. */
+function placeOf(error: unknown): { line?: number; column?: number } {
+  const e = error as { lineNumber?: unknown; column?: unknown; message?: unknown };
+  if (typeof e.lineNumber === 'number' && typeof e.column === 'number')
+    return { line: e.lineNumber, column: e.column + 1 };
+  const message = String(e.message ?? '');
+  const line = /on line (\d+):/.exec(message);
+  const caret = message.split('\n')[2];
+  if (!line) return {};
+  return { line: Number(line[1]), ...(caret && caret.endsWith('^') ? { column: caret.length } : {}) };
+}
+
+class FieldRenderError extends Error {
+  constructor(
+    readonly field: string,
+    override readonly cause: unknown,
+  ) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
 
 /** How many committed template versions keep their compiled variants in memory. */
 export const RENDER_CACHE_SIZE = 500;
@@ -105,7 +137,13 @@ function remember(cache: Map<string, CompiledVersion>, key: string, version: Com
 /** Renders every field of the chosen variant; actions and push data keep their shape. */
 function renderContent(variant: CompiledVariant, root: Record<string, unknown>, translations: Translations) {
   const rendered = new Map(
-    variant.fields.map(([field, template]) => [field, template(root, { data: { translations } })]),
+    variant.fields.map(([field, template]) => {
+      try {
+        return [field, template(root, { data: { translations } })];
+      } catch (error) {
+        throw new FieldRenderError(field, error);
+      }
+    }),
   );
   const content: Record<string, unknown> = {};
   for (const [field, rule] of Object.entries(CHANNEL_FIELDS[variant.channel as DeliveryChannel])) {
@@ -178,7 +216,37 @@ export async function renderTemplate(db: Db, request: RenderRequest, memo?: Rend
     }
   }
   remember(cache, key, version);
+  return renderVersion(db, request, version, memo);
+}
 
+/**
+ * Renders one channel of a template's draft variants (the preview, docs/runs.md), exactly as a
+ * delivery renders the live ones; `variantId` picks the variant instead of the recipient's tenant,
+ * locale and conditions.
+ */
+export async function renderDraftVariants(
+  db: Db,
+  request: RenderRequest,
+  variants: CommittedVariant[],
+  variantId?: string,
+): Promise<RenderOutcome> {
+  let compiled: CompiledVariant[];
+  try {
+    compiled = variants.map(compileVariant);
+  } catch (error) {
+    return { ok: false, reason: `template '${request.templateSlug}' does not compile: ${(error as Error).message}` };
+  }
+  return renderVersion(db, request, { version_no: 0, variants: compiled, awaitingApproval: [] }, undefined, variantId);
+}
+
+async function renderVersion(
+  db: Db,
+  request: RenderRequest,
+  version: CompiledVersion,
+  memo?: RenderMemo,
+  variantId?: string,
+): Promise<RenderOutcome> {
+  const workspaceId = Number(request.workspaceId);
   const { context } = request;
   const root: Record<string, unknown> = {
     ...context.data,
@@ -195,7 +263,12 @@ export async function renderTemplate(db: Db, request: RenderRequest, memo?: Rend
     root.$batched_events_count = context.$batched_events_count ?? context.$batched_events.length;
   }
   const candidates = version.variants.filter((variant) => variant.channel === request.channel);
-  const variant = chooseVariant(candidates, request.tenantId, request.locale, root);
+  const variant =
+    variantId === undefined
+      ? chooseVariant(candidates, request.tenantId, request.locale, root)
+      : candidates.find((candidate) => candidate.variant_id === variantId);
+  if (!variant && variantId !== undefined)
+    return { ok: false, reason: `template '${request.templateSlug}' has no ${request.channel} variant '${variantId}'` };
   if (!variant) {
     const awaiting = version.awaitingApproval.filter((v) => v.channel === request.channel).map((v) => v.variant_id);
     return {
@@ -220,9 +293,15 @@ export async function renderTemplate(db: Db, request: RenderRequest, memo?: Rend
       template: { slug: request.templateSlug, version_no: version.version_no, variant_id: variant.variant_id },
     };
   } catch (error) {
+    const field = error instanceof FieldRenderError ? error.field : '';
+    const cause = error instanceof FieldRenderError ? error.cause : error;
+    const place = placeOf(cause);
     return {
       ok: false,
       reason: `template '${request.templateSlug}' variant ${request.channel}:${variant.variant_id} failed to render: ${(error as Error).message}`,
+      variant_id: variant.variant_id,
+      field,
+      ...place,
     };
   }
 }

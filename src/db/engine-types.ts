@@ -55,6 +55,8 @@ export interface WorkflowRunsTable {
   resume_at: NullableTimestamp;
   /** The workflow's ratelimit refused this run: its deliveries are recorded, not sent. */
   rate_limited: Generated<boolean>;
+  /** The run's trace: every step's outcome, in order (docs/runs.md). */
+  steps: JsonWithDefault<Record<string, unknown>[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

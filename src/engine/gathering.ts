@@ -1,3 +1,4 @@
+import type { StepNote } from '../domain/run-steps.js';
 import { field } from '../domain/workflow-tree.js';
 import type { Trx } from '../db/database.js';
 import {
@@ -29,8 +30,8 @@ export function retention(context: RunContext) {
   return { limit, order: field(context.node, 'retain_order') === 'first' ? ('first' as const) : ('last' as const) };
 }
 
-/** Closes the batch and hands its events to this run's later steps. */
-export async function carryOn(context: RunContext, batch: { id: string }, fromSeq: number) {
+/** Closes the batch and hands its events to this run's later steps; returns what the run's trace records. */
+export async function carryOn(context: RunContext, batch: { id: string }, fromSeq: number): Promise<StepNote> {
   const { trx, run } = context;
   await closeBatch(trx, batch.id);
   const { limit, order } = retention(context);
@@ -43,6 +44,7 @@ export async function carryOn(context: RunContext, batch: { id: string }, fromSe
   };
   await mergeRunData(trx, run.id, data);
   context.namespaces.data = { ...context.namespaces.data, ...data };
+  return { outcome: 'done', detail: { batch_id: batch.id, batched_events_count: data.$batched_events_count } };
 }
 
 /** A trigger's own data as an item of a batch or digest, without an earlier gathering's output. */

@@ -9,10 +9,15 @@ import type { LockedRun } from '../repositories/runs.js';
  * status `not_to_be_triggered`, reason `rate_limited` (the trigger answered 202 long before).
  * (ours) The ratelimit is read from the tree, beside the workflow's `conditions`.
  */
-export async function applyRateLimit(trx: Db, run: LockedRun, tree: unknown, now: number) {
-  if (run.rate_limited) return;
+export async function applyRateLimit(
+  trx: Db,
+  run: LockedRun,
+  tree: unknown,
+  now: number,
+): Promise<{ count: number; sliding_window: unknown } | undefined> {
+  if (run.rate_limited) return undefined;
   const limit = readRateLimit(tree);
-  if (!limit) return;
+  if (!limit) return undefined;
   const admitted = await takeRateSlot(
     trx,
     { workspaceId: run.workspace_id, workflowSlug: run.workflow_slug, recipientKey: run.recipient_key },
@@ -21,10 +26,14 @@ export async function applyRateLimit(trx: Db, run: LockedRun, tree: unknown, now
     new Date(now - limit.windowMs),
     new Date(now),
   );
-  if (!admitted) {
-    await markRateLimited(trx, run.id);
-    run.rate_limited = true;
-  }
+  if (admitted) return undefined;
+  await markRateLimited(trx, run.id);
+  run.rate_limited = true;
+  // What the run's trace records (docs/runs.md).
+  return {
+    count: limit.count,
+    sliding_window: (tree as { ratelimit: { sliding_window: unknown } }).ratelimit.sliding_window,
+  };
 }
 
 export function readRateLimit(tree: unknown): { count: number; windowMs: number } | undefined {

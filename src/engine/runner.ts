@@ -1,11 +1,12 @@
 import { DestinationRefused, type OutboundPolicy } from '../channels/outbound.js';
 import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
+import type { RunStep, StepNote } from '../domain/run-steps.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
 import { lockRun, saveRunProgress, type LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
-import type { DeliveryFacts, RunContext } from './nodes/types.js';
+import type { DeliveryFacts, NodeResult, RunContext } from './nodes/types.js';
 import { QUEUES, type Queue } from './queue.js';
 import { handOverGathering } from './gathering.js';
 import { applyRateLimit } from './ratelimit.js';
@@ -58,6 +59,26 @@ const samePosition = (a: Position, b: Position) => a.length === b.length && a.ev
 
 type StepOutcome = null | { perform: () => Promise<Record<string, unknown>>; position: Position };
 
+/** What the trace records for a node's result when the node says nothing more (docs/runs.md). */
+function noteOf(result: NodeResult): StepNote | undefined {
+  if (result.step) return result.step;
+  if (result.kind === 'wait') return { outcome: 'waiting_until', detail: { until: result.until.toISOString() } };
+  if (result.kind === 'stop')
+    return result.status === 'failed'
+      ? { outcome: 'failed', detail: { error: result.error ?? 'the step failed' } }
+      : { outcome: result.status === 'skipped' ? 'skipped' : 'done' };
+  if (result.kind === 'call') return undefined;
+  return { outcome: 'done' };
+}
+
+const stepAt = (nodeRef: string | null, nodeType: string, at: number, note: StepNote): RunStep => ({
+  node_ref: nodeRef,
+  node_type: nodeType,
+  outcome: note.outcome,
+  at: new Date(at).toISOString(),
+  detail: note.detail ?? {},
+});
+
 /**
  * A resume job that arrives before its run is due. The job scheduled for this wait (its `due` is the
  * run's resume_at; a job without `due` may be one) is scheduled again for the due time, never dropped:
@@ -85,7 +106,12 @@ async function step(
   if (!run) return null;
   if (run.status === 'cancelled' || run.execution_status === 'cancelled') {
     await handOverGathering(deps, trx, run);
-    if (RUNNABLE.has(run.status)) await scope.save(runId, { status: 'cancelled', position: run.position });
+    if (RUNNABLE.has(run.status))
+      await scope.save(runId, {
+        status: 'cancelled',
+        position: run.position,
+        steps: [stepAt(null, 'run', deps.now(), { outcome: 'cancelled' })],
+      });
     return null;
   }
   if (!RUNNABLE.has(run.status)) return null;
@@ -98,12 +124,16 @@ async function step(
   const refs = nodeRefs(tree);
   const recipient = await scope.recipient(run);
   const namespaces = await scope.namespaces(run, recipient);
+  // The trace of this step, saved with the run's progress (docs/runs.md).
+  const steps: RunStep[] = [];
   if (samePosition(run.position, [0]) && run.status === 'running' && tree && typeof tree === 'object') {
     if (!conditionsHold((tree as { conditions?: unknown }).conditions, namespaces)) {
-      await scope.save(runId, { status: 'skipped', position: run.position });
+      steps.push(stepAt(null, 'workflow', now, { outcome: 'skipped', detail: { reason: 'conditions' } }));
+      await scope.save(runId, { status: 'skipped', position: run.position, steps });
       return null;
     }
-    await applyRateLimit(trx, run, tree, now);
+    const limited = await applyRateLimit(trx, run, tree, now);
+    if (limited) steps.push(stepAt(null, 'workflow', now, { outcome: 'rate_limited', detail: limited }));
   }
   let facts: DeliveryFacts | undefined;
   const deliveryFacts = async () => (facts ??= await scope.facts(run, recipient, namespaces));
@@ -112,9 +142,12 @@ async function step(
   while (position !== null) {
     const node = nodeAt(tree, position)!;
     const handler = NODE_HANDLERS[node.node_type];
+    const nodeRef = refs.get(position.join('.'))!;
     if (!handler) {
       // Commit-time validation refuses such trees; a legacy tree could still hold one.
-      await scope.save(runId, { status: 'failed', position });
+      const error = `node type '${node.node_type}' is not supported by this engine`;
+      steps.push(stepAt(nodeRef, node.node_type, now, { outcome: 'failed', detail: { error } }));
+      await scope.save(runId, { status: 'failed', position, steps });
       return null;
     }
     const context: RunContext = {
@@ -122,7 +155,7 @@ async function step(
       queue: deps.queue,
       run,
       node,
-      nodeRef: refs.get(position.join('.'))!,
+      nodeRef,
       position,
       tree,
       namespaces,
@@ -134,30 +167,42 @@ async function step(
       outbound: deps.outbound,
     };
     const result = await handler(context);
+    const note = noteOf(result);
+    if (note) steps.push(stepAt(nodeRef, node.node_type, now, note));
     if (result.kind === 'next') position = nextPosition(tree, position);
     else if (result.kind === 'jump') position = result.position;
     else if (result.kind === 'wait') {
       const next = result.again ? position : (nextPosition(tree, position) ?? [Number.MAX_SAFE_INTEGER]);
-      await scope.save(runId, { status: 'waiting', position: next, resumeAt: result.until });
+      await scope.save(runId, { status: 'waiting', position: next, resumeAt: result.until, steps });
       await deps.queue.send(trx, QUEUES.run, { runId, due: result.until.getTime() } satisfies RunJob, {
         id: jobId('run', runId, next.join('.'), result.until.getTime()),
         startAfter: result.until,
       });
       return null;
     } else if (result.kind === 'stop') {
-      await scope.save(runId, { status: result.status, position });
+      await scope.save(runId, { status: result.status, position, steps });
       return null;
     } else {
-      await scope.save(runId, { status: 'running', position });
+      await scope.save(runId, { status: 'running', position, steps });
       return { perform: result.perform, position };
     }
   }
-  await scope.save(runId, { status: 'completed', position: run.position });
+  await scope.save(runId, { status: 'completed', position: run.position, steps });
   return null;
 }
 
+/** The trace step of the outside call at `position`. */
+const callStep = (tree: unknown, position: Position, at: number, note: StepNote) =>
+  stepAt(nodeRefs(tree).get(position.join('.')) ?? null, nodeAt(tree, position)?.node_type ?? 'unknown', at, note);
+
 /** Stores an outside call's answer and moves past its node, unless another worker already did. */
-async function storeCall(trx: Db, runId: string, position: Position, output: Record<string, unknown>) {
+async function storeCall(
+  deps: RunnerDeps,
+  trx: Db,
+  runId: string,
+  position: Position,
+  output: Record<string, unknown>,
+) {
   const run = await lockRun(trx, runId);
   if (!run || run.status !== 'running' || !samePosition(run.position, position)) return false;
   const tree = await runTree(trx, run);
@@ -166,15 +211,21 @@ async function storeCall(trx: Db, runId: string, position: Position, output: Rec
     status: 'running',
     position: next ?? [Number.MAX_SAFE_INTEGER],
     data: { ...(run.run_data as Record<string, unknown>), ...output },
+    steps: [callStep(tree, position, deps.now(), { outcome: 'done' })],
   });
   return true;
 }
 
 /** Ends the run at its outside call, failed, unless another worker already moved it on. */
-async function failCall(trx: Db, runId: string, position: Position) {
+async function failCall(deps: RunnerDeps, trx: Db, runId: string, position: Position, error: string) {
   const run = await lockRun(trx, runId);
   if (!run || run.status !== 'running' || !samePosition(run.position, position)) return;
-  await saveRunProgress(trx, runId, { status: 'failed', position });
+  const tree = await runTree(trx, run);
+  await saveRunProgress(trx, runId, {
+    status: 'failed',
+    position,
+    steps: [callStep(tree, position, deps.now(), { outcome: 'failed', detail: { error } })],
+  });
 }
 
 /** One run's step in its own transaction. */
@@ -197,10 +248,10 @@ async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutco
       // A destination the outbound policy refuses stays refused: the run fails rather than being retried.
       if (!(error instanceof DestinationRefused)) throw error;
       deps.log.error({ err: error, run_id: runId }, 'outside call refused by the outbound policy; the run fails');
-      await deps.db.transaction().execute((trx) => failCall(trx, runId, current.position));
+      await deps.db.transaction().execute((trx) => failCall(deps, trx, runId, current.position, error.message));
       return;
     }
-    const moved = await deps.db.transaction().execute((trx) => storeCall(trx, runId, current.position, output));
+    const moved = await deps.db.transaction().execute((trx) => storeCall(deps, trx, runId, current.position, output));
     if (!moved) return;
     outcome = await stepOne(deps, runId, job);
   }

@@ -29,9 +29,6 @@ export function optionalWhereDefaulted<T>(schema: T): T {
 /** The hosted platform's OpenAPI version whose API Herald answers (docs/spec/compat.md): named in the descriptions. */
 export const COMPATIBLE_API_VERSION = '1.2.2';
 
-/** Where `GET /` sends a person: the API reference until the console exists (then the console). */
-export const HOME_LOCATION = '/docs/';
-
 /** Herald's own version, from its package.json (two levels up from src/http, three from dist/src/http). */
 export const HERALD_VERSION = ((): string => {
   for (const up of ['../../package.json', '../../../package.json']) {
@@ -149,14 +146,13 @@ export function surfaceDocuments(full: Document, managementPrefix: string) {
   };
 }
 
-/** `/openapi.json`, `<prefix>/openapi.json`, the reference page at `/docs`, and `GET /` sending a person there. */
+/** `/openapi.json`, `<prefix>/openapi.json`, and the reference page at `/docs` (`GET /` sends a person to the console: http/console.ts). */
 export async function registerApiReference(app: FastifyInstance, managementPrefix: string) {
   let documents: ReturnType<typeof surfaceDocuments> | undefined;
   const documentsOf = () => (documents ??= surfaceDocuments(app.swagger() as Document, managementPrefix));
   const schema = { hide: true, response: { 200: Type.Object({}, { additionalProperties: true }) } };
   app.get('/openapi.json', { schema }, async () => documentsOf().base);
   app.get(`${managementPrefix}/openapi.json`, { schema }, async () => documentsOf().management);
-  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(HOME_LOCATION, 302));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     logo: { type: 'image/svg+xml', content: LOGO, href: '/docs/', target: '_self' },

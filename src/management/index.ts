@@ -18,6 +18,9 @@ import { workflowCommitRoutes } from './workflow-commits.js';
 import { workflowRoutes } from './workflows.js';
 import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
+import { workflowRunRoutes } from '../base/workflow-runs.js';
+import { messageReadRoutes } from '../base/messages.js';
+import { templatePreviewRoutes } from './template-preview.js';
 
 /** The management surface: ops calls, authenticated by service token; all but /v1/workspace/ scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -58,5 +61,9 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     await scoped.register(withErrorShape('full', templateApprovalRoutes));
     await scoped.register(withErrorShape('full', inboxKeyRoutes));
     await scoped.register(withErrorShape('full', vendorRoutes));
+    // Twins of the base surface's reads the console needs (docs/management-twins.md).
+    await scoped.register(withErrorShape('full', workflowRunRoutes('management')));
+    await scoped.register(withErrorShape('full', messageReadRoutes('management')));
+    await scoped.register(withErrorShape('full', templatePreviewRoutes));
   });
 };

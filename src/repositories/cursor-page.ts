@@ -3,19 +3,24 @@ import { badRequest } from '../errors.js';
 import type { CursorQuery } from '../schemas/cursor.js';
 
 /**
- * Keyset pagination over an increasing bigint key (a table's identity column): stable order,
- * and cursors stay valid while rows are inserted or deleted. A cursor is the key, made opaque.
+ * Keyset pagination over an increasing key (a table's identity column, or a ULID id): stable order,
+ * and cursors stay valid while rows are inserted or deleted. A cursor is the key, made opaque. A
+ * `descending` window lists newest first: `after` then pages towards older rows.
  */
-export interface CursorWindow {
+export interface CursorWindow<K extends number | string = number> {
   limit: number;
-  after: number | null;
-  before: number | null;
-  /** Paging towards the start: rows are fetched in descending order, then reversed. */
+  after: K | null;
+  before: K | null;
+  /** Paging towards the start: rows are fetched in the opposite order, then reversed. */
   backward: boolean;
+  /** Newest first (`?order=desc`). */
+  descending?: boolean;
 }
 
 const PREFIX = 'k1:';
-export const encodeCursor = (key: number) => Buffer.from(`${PREFIX}${key}`, 'utf8').toString('base64url');
+const TEXT_PREFIX = 't1:';
+export const encodeCursor = (key: number | string) =>
+  Buffer.from(`${typeof key === 'string' ? TEXT_PREFIX : PREFIX}${key}`, 'utf8').toString('base64url');
 
 function decodeCursor(cursor: string, field: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
@@ -25,36 +30,67 @@ function decodeCursor(cursor: string, field: string): number {
   return key;
 }
 
-export function cursorWindow(query: CursorQuery): CursorWindow {
+function decodeTextCursor(cursor: string, field: string): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const key = text.startsWith(TEXT_PREFIX) ? text.slice(TEXT_PREFIX.length) : '';
+  if (!/^[0-9A-Za-z_-]{1,64}$/.test(key))
+    throw badRequest(`${field}: is not a cursor this API returned`, { [field]: 'is not a valid cursor' });
+  return key;
+}
+
+function checkOneSide(query: CursorQuery) {
   if (query.before !== undefined && query.after !== undefined) {
     throw badRequest('before and after cannot be used together', { before: 'cannot be used with after' });
   }
+}
+
+export function cursorWindow(query: CursorQuery, descending = false): CursorWindow {
+  checkOneSide(query);
   const after = query.after === undefined ? null : decodeCursor(query.after, 'after');
   const before = query.before === undefined ? null : decodeCursor(query.before, 'before');
-  return { limit: query.limit, after, before, backward: before !== null };
+  return { limit: query.limit, after, before, backward: before !== null, descending };
+}
+
+/** A window over a text key (ULID ids), newest first. */
+export function textCursorWindow(query: CursorQuery): CursorWindow<string> {
+  checkOneSide(query);
+  const after = query.after === undefined ? null : decodeTextCursor(query.after, 'after');
+  const before = query.before === undefined ? null : decodeTextCursor(query.before, 'before');
+  return { limit: query.limit, after, before, backward: before !== null, descending: true };
 }
 
 /** The page's bounds on `column`, for `.where(...)`. */
-export function withinWindow(column: string, window: CursorWindow): Expression<SqlBool> {
-  if (window.after !== null) return sql<SqlBool>`${sql.ref(column)} > ${window.after}`;
-  if (window.before !== null) return sql<SqlBool>`${sql.ref(column)} < ${window.before}`;
+export function withinWindow(column: string, window: CursorWindow<number | string>): Expression<SqlBool> {
+  const [past, short] = window.descending ? (['<', '>'] as const) : (['>', '<'] as const);
+  if (window.after !== null) return sql<SqlBool>`${sql.ref(column)} ${sql.raw(past)} ${window.after}`;
+  if (window.before !== null) return sql<SqlBool>`${sql.ref(column)} ${sql.raw(short)} ${window.before}`;
   return sql<SqlBool>`true`;
 }
 
 /** Rows on the far side of the cursor exist (counted beside the total, in the same statement). */
-export function beyondWindow(column: string, window: CursorWindow) {
-  if (window.after !== null) return sql<number>`count(*) filter (where ${sql.ref(column)} <= ${window.after})`;
-  if (window.before !== null) return sql<number>`count(*) filter (where ${sql.ref(column)} >= ${window.before})`;
+export function beyondWindow(column: string, window: CursorWindow<number | string>) {
+  const [upTo, from] = window.descending ? (['>=', '<='] as const) : (['<=', '>='] as const);
+  if (window.after !== null)
+    return sql<number>`count(*) filter (where ${sql.ref(column)} ${sql.raw(upTo)} ${window.after})`;
+  if (window.before !== null)
+    return sql<number>`count(*) filter (where ${sql.ref(column)} ${sql.raw(from)} ${window.before})`;
   return sql<number>`0`;
 }
 
-export const windowOrder = (window: CursorWindow) => (window.backward ? ('desc' as const) : ('asc' as const));
+export const windowOrder = (window: CursorWindow<number | string>) =>
+  window.backward !== (window.descending ?? false) ? ('desc' as const) : ('asc' as const);
+
+/** The key just past `key` in the page's direction (an empty page still points back across its cursor). */
+function beside(key: number | string, step: 1 | -1, descending: boolean) {
+  // A text key has no neighbour to name: the cursor itself (an empty page's way back then starts one row further).
+  return typeof key === 'number' ? key + (descending ? -step : step) : key;
+}
 
 /** Turns `limit + 1` fetched rows into the page and its meta. */
-export function cursorPage<Row>(
+export function cursorPage<Row, K extends number | string = number>(
   rows: Row[],
-  keyOf: (row: Row) => number,
-  window: CursorWindow,
+  keyOf: (row: Row) => K,
+  window: CursorWindow<K>,
   totals: { count: number; beyond: number },
 ) {
   const more = rows.length > window.limit;
@@ -65,8 +101,9 @@ export function cursorPage<Row>(
   const first = page[0];
   const last = page[page.length - 1];
   // An empty page still points back across its cursor.
-  const beforeKey = first ? keyOf(first) : window.after !== null ? window.after + 1 : null;
-  const afterKey = last ? keyOf(last) : window.before !== null ? window.before - 1 : null;
+  const descending = window.descending ?? false;
+  const beforeKey = first ? keyOf(first) : window.after !== null ? beside(window.after, 1, descending) : null;
+  const afterKey = last ? keyOf(last) : window.before !== null ? beside(window.before, -1, descending) : null;
   return {
     results: page,
     meta: {

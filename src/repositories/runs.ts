@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { PLANNED_EACH_TIME, type Db } from '../db/database.js';
+import type { RunStep } from '../domain/run-steps.js';
 
 /** One recipient's run of an execution (a child execution: its id is the messages' execution_id). */
 
@@ -105,7 +106,7 @@ export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 export async function saveRunProgress(
   trx: Db,
   runId: string,
-  progress: { status: string; position: number[]; resumeAt?: Date | null; data?: Record<string, unknown> },
+  progress: RunProgress & { data?: Record<string, unknown> },
 ) {
   await trx
     .updateTable('workflow_runs')
@@ -114,13 +115,15 @@ export async function saveRunProgress(
       position: JSON.stringify(progress.position),
       resume_at: progress.resumeAt ?? null,
       ...(progress.data ? { data: JSON.stringify(progress.data) } : {}),
+      ...(progress.steps?.length ? { steps: sql`steps || ${JSON.stringify(progress.steps)}::jsonb` } : {}),
       updated_at: sql`now()`,
     })
     .where('id', '=', runId)
     .execute();
 }
 
-export type RunProgress = { status: string; position: number[]; resumeAt?: Date | null };
+/** A step's end: the run's status and position, and the trace of what the step did (appended to the run's). */
+export type RunProgress = { status: string; position: number[]; resumeAt?: Date | null; steps?: RunStep[] };
 
 /**
  * The progress of many runs in one statement (a batch of run steps). The ids are also given as an
@@ -134,10 +137,11 @@ export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: s
     status: p.status,
     position: p.position,
     resume_at: p.resumeAt ? p.resumeAt.toISOString() : null,
+    steps: p.steps ?? [],
   }));
   await sql`update workflow_runs r set status = w.status, position = w.position, resume_at = w.resume_at,
-      updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz)
+      steps = r.steps || w.steps, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz, steps jsonb)
     where r.id = w.id and r.id = any(${rows.map((row) => row.id)}::text[])${sql.raw(PLANNED_EACH_TIME)}`.execute(trx);
 }
 

@@ -9,6 +9,7 @@ import {
   BaseTemplateChannelSchema,
   BaseTemplateSchema,
   MockDataSchema,
+  TemplatePreviewSchema,
   TemplateSchema,
   TemplateVariantSchema,
 } from './templates.js';
@@ -33,6 +34,12 @@ import {
 } from './subscriber-lists.js';
 import { FailErrorSchema } from './triggers.js';
 import { MessageSchema } from './messages.js';
+import {
+  RunStepSchema,
+  WorkflowExecutionSchema,
+  WorkflowExecutionTraceSchema,
+  WorkflowRunTraceSchema,
+} from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
 
@@ -72,12 +79,17 @@ export const sharedSchemas = [
   RegisteredEventSchema,
   FailErrorSchema,
   MessageSchema,
+  RunStepSchema,
+  WorkflowExecutionSchema,
+  WorkflowRunTraceSchema,
+  WorkflowExecutionTraceSchema,
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
   TemplateSchema,
   TemplateVariantSchema,
   MockDataSchema,
+  TemplatePreviewSchema,
   BaseTemplateChannelSchema,
   BaseTemplateSchema,
   PublicKeySchema,

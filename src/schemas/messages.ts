@@ -84,6 +84,9 @@ export const MessageListQuerySchema = Type.Composite([
     object_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     created_at_gte: Type.Optional(Type.String({ format: 'date-time' })),
     created_at_lte: Type.Optional(Type.String({ format: 'date-time' })),
+    order: Type.Optional(
+      Type.String({ enum: ['asc', 'desc'], description: 'asc (the default): oldest first; desc: newest first' }),
+    ),
   }),
 ]);
 export type MessageListQuery = Static<typeof MessageListQuerySchema>;

@@ -280,3 +280,29 @@ export const BaseTemplateChannelParamsSchema = Type.Object({
   template_slug: Type.String({ minLength: 1, maxLength: 255 }),
   channel_slug: Channel,
 });
+
+/** `POST …/template/{slug}/preview/` (docs/runs.md, docs/spec/product.md §3). */
+export const TemplatePreviewBodySchema = Type.Object({
+  channel: Channel,
+  mode: Type.Optional(Type.String({ enum: ['draft', 'live'], description: 'draft (the default) or live' })),
+  locale: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+  tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  variant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  data: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: "the trigger's data; default the template's mock data payload",
+    }),
+  ),
+  distinct_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'render for this stored user' })),
+});
+export type TemplatePreviewBody = Static<typeof TemplatePreviewBodySchema>;
+
+export const TemplatePreviewSchema = Type.Object(
+  {
+    channel: Type.String(),
+    variant_id: Type.String(),
+    locale: Type.String(),
+    content: Type.Record(Type.String(), Type.Unknown(), { description: 'exactly what a delivery would carry' }),
+  },
+  { $id: 'TemplatePreview', title: 'Template preview' },
+);

@@ -113,11 +113,11 @@ describe('OpenAPI', () => {
     expect(optional).toBeGreaterThanOrEqual(75);
   });
 
-  it('sends GET / to the API reference (issue 32, point 14)', async () => {
+  it('sends GET / to the console, and serves the API reference (issue 32, point 14)', async () => {
     for (const method of ['GET', 'HEAD'] as const) {
       const response = await t().app.inject({ method, url: '/' });
       expect(response.statusCode).toBe(302);
-      expect(response.headers.location).toBe('/docs/');
+      expect(response.headers.location).toBe('/console/');
     }
     const page = await t().app.inject({ method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);

@@ -52,6 +52,8 @@ export class SmtpSink {
           .catch(callback);
       },
     });
+    // A client that hangs up before the server's last reply (a connection check's QUIT) is not an error of the sink's.
+    server.on('error', () => {});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     const port = (server.server.address() as AddressInfo).port;
     sink = new SmtpSink(server, port);

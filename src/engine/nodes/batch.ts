@@ -34,8 +34,7 @@ export const batch: NodeHandler = async (context) => {
     // This run is back from its wait: the runner lets a resume job through only when it is due (within
     // its tolerance), and waiting again here would reuse the id of the job being handled.
     if (waited.status !== 'open') return { kind: 'next' };
-    await carryOn(context, waited, flush ? 2 : 1);
-    return { kind: 'next' };
+    return { kind: 'next', step: await carryOn(context, waited, flush ? 2 : 1) };
   }
 
   const closesAt =
@@ -61,17 +60,25 @@ export const batch: NodeHandler = async (context) => {
   );
   const ownData = itemData(namespaces.data);
   await addBatchItem(trx, joined.id, joined.event_count, run.id, ownData);
+  // What the run's trace records: the batch, when it flushes, the run that carries it (when known yet).
+  const batched = (absorbedInto?: string | null) => ({
+    outcome: 'batched' as const,
+    detail: {
+      batch_id: joined.id,
+      flushes_at: joined.closes_at.toISOString(),
+      ...(absorbedInto !== undefined ? { absorbed_into: absorbedInto } : {}),
+    },
+  });
 
   if (flush && joined.event_count === 1) {
     const data = { $batched_events: [ownData], $batched_events_count: 1 };
     await mergeRunData(trx, run.id, data);
     context.namespaces.data = { ...namespaces.data, ...data };
-    return { kind: 'next' };
+    return { kind: 'next', step: { outcome: 'batched', detail: { batch_id: joined.id, flushed: 'leading_item' } } };
   }
   const waiterSeq = flush ? 2 : 1;
-  if (joined.event_count !== waiterSeq) return { kind: 'stop', status: 'batched' };
+  if (joined.event_count !== waiterSeq) return { kind: 'stop', status: 'batched', step: batched(joined.waiter_run_id) };
   await setBatchWaiter(trx, joined.id, run.id);
-  if (joined.closes_at.getTime() > now) return { kind: 'wait', until: joined.closes_at, again: true };
-  await carryOn(context, joined, waiterSeq);
-  return { kind: 'next' };
+  if (joined.closes_at.getTime() > now) return { kind: 'wait', until: joined.closes_at, again: true, step: batched() };
+  return { kind: 'next', step: await carryOn(context, joined, waiterSeq) };
 };

@@ -3,6 +3,7 @@ import { enterBranch, field, nextPosition } from '../../domain/workflow-tree.js'
 import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { mergeRunData } from '../../repositories/runs.js';
 import { momentFrom } from '../timing.js';
+import { branchTaken } from './branch.js';
 import type { NodeHandler, RunContext } from './types.js';
 
 /**
@@ -39,11 +40,18 @@ function eventMatches(context: RunContext, conditions: unknown, properties: Reco
   });
 }
 
-const enter = (context: RunContext, index: number) =>
+const enter = (context: RunContext, index: number, taken: 'event' | 'timeout') =>
   ({
     kind: 'jump',
     position:
       index >= 0 ? enterBranch(context.tree, context.position, index) : nextPosition(context.tree, context.position),
+    step: {
+      outcome: 'branch_taken',
+      detail: {
+        ...(index >= 0 ? branchTaken((field(context.node, 'branches') ?? []) as unknown[], index) : { branch: null }),
+        by: taken,
+      },
+    },
   }) as const;
 
 export const branchWaituntil: NodeHandler = async (context) => {
@@ -59,19 +67,20 @@ export const branchWaituntil: NodeHandler = async (context) => {
         await settleEventWait(trx, run.id, context.nodeRef, 'matched');
         await mergeRunData(trx, run.id, { $future_event: matched });
         context.namespaces.data = { ...namespaces.data, $future_event: matched };
-        return enter(context, eventIndex);
+        return enter(context, eventIndex, 'event');
       }
     }
     if (wait.status === 'waiting' && wait.timeout_at.getTime() > now + 1000)
       return { kind: 'wait', until: wait.timeout_at, again: true };
     await settleEventWait(trx, run.id, context.nodeRef, 'timed_out');
-    return enter(context, timeoutIndex);
+    return enter(context, timeoutIndex, 'timeout');
   }
 
   const props = ((timeout?.delay_properties ?? {}) as Record<string, unknown>) ?? {};
   const timeoutAt =
     momentFrom(namespaces, now, props.delay_type ?? 'fixed', props.value, props.value, props.relative_to) ?? now;
-  if (!event || typeof event.event_name !== 'string' || run.distinct_id === null) return enter(context, timeoutIndex);
+  if (!event || typeof event.event_name !== 'string' || run.distinct_id === null)
+    return enter(context, timeoutIndex, 'timeout');
   await insertEventWait(trx, {
     runId: run.id,
     nodeRef: context.nodeRef,
@@ -80,5 +89,10 @@ export const branchWaituntil: NodeHandler = async (context) => {
     eventName: event.event_name,
     timeoutAt: new Date(timeoutAt),
   });
-  return { kind: 'wait', until: new Date(timeoutAt), again: true };
+  return {
+    kind: 'wait',
+    until: new Date(timeoutAt),
+    again: true,
+    step: { outcome: 'waiting_until', detail: { until: new Date(timeoutAt).toISOString(), event: event.event_name } },
+  };
 };

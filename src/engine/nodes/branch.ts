@@ -2,6 +2,12 @@ import { conditionsHold } from '../../domain/expressions.js';
 import { enterBranch, field, nextPosition } from '../../domain/workflow-tree.js';
 import type { NodeHandler } from './types.js';
 
+/** What the trace names a branch by: its `name`, else its index (docs/runs.md). */
+export const branchTaken = (branches: unknown[], index: number) => {
+  const chosen = branches[index] as { name?: unknown } | undefined;
+  return { branch: typeof chosen?.name === 'string' ? chosen.name : String(index), index };
+};
+
 /** `branch`: the first branch whose conditions hold, else the default one, else none; then on after the branch. */
 export const branch: NodeHandler = async (context) => {
   const branches = (field(context.node, 'branches') ?? []) as Record<string, unknown>[];
@@ -13,6 +19,15 @@ export const branch: NodeHandler = async (context) => {
       conditionsHold(b.conditions, context.namespaces),
   );
   if (chosen < 0) chosen = branches.findIndex((b) => b.is_default === true);
-  if (chosen < 0) return { kind: 'jump', position: nextPosition(context.tree, context.position) };
-  return { kind: 'jump', position: enterBranch(context.tree, context.position, chosen) };
+  if (chosen < 0)
+    return {
+      kind: 'jump',
+      position: nextPosition(context.tree, context.position),
+      step: { outcome: 'branch_taken', detail: { branch: null, index: null } },
+    };
+  return {
+    kind: 'jump',
+    position: enterBranch(context.tree, context.position, chosen),
+    step: { outcome: 'branch_taken', detail: branchTaken(branches, chosen) },
+  };
 };

@@ -5,7 +5,8 @@ import { readExpression } from '../../domain/paths.js';
 import type { NewMessage } from '../../repositories/messages.js';
 import { decidePreference } from '../../domain/preference-evaluation.js';
 import { channelIdentity, decideDelivery } from '../decision.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { StepNote } from '../../domain/run-steps.js';
+import type { NodeHandler, RecordedMessage, RunContext } from './types.js';
 
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message
@@ -53,12 +54,18 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
   return context.writeMessages(messages);
 }
 
+/** The trace of a delivery step: its messages, each with its channel and the status it was recorded with. */
+export const deliveredStep = (messages: RecordedMessage[]): StepNote => ({
+  outcome: 'delivered_messages',
+  detail: {
+    message_ids: messages.map((m) => m.id),
+    messages: messages.map((m) => ({ id: m.id, channel: m.channel, status: m.status })),
+  },
+});
+
 export const deliveryNode =
   (channels: readonly string[]): NodeHandler =>
-  async (context) => {
-    await deliver(context, channels);
-    return { kind: 'next' };
-  };
+  async (context) => ({ kind: 'next', step: deliveredStep(await deliver(context, channels)) });
 
 const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 

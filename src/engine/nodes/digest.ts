@@ -24,12 +24,16 @@ export const digest: NodeHandler = async (context) => {
   if (waited) {
     if (waited.status !== 'open') return { kind: 'next' };
     const min = Number(field(node, 'trigger_min_count') ?? 1);
-    if (Number.isInteger(min) && (await liveItemCount(trx, waited.id, 1)) < min) {
+    const count = await liveItemCount(trx, waited.id, 1);
+    if (Number.isInteger(min) && count < min) {
       await closeBatch(trx, waited.id);
-      return { kind: 'stop', status: 'skipped' };
+      return {
+        kind: 'stop',
+        status: 'skipped',
+        step: { outcome: 'skipped', detail: { digest_id: waited.id, trigger_min_count: min, count } },
+      };
     }
-    await carryOn(context, waited, 1);
-    return { kind: 'next' };
+    return { kind: 'next', step: await carryOn(context, waited, 1) };
   }
 
   const raw =
@@ -58,8 +62,14 @@ export const digest: NodeHandler = async (context) => {
       continue;
     }
     await addBatchItem(trx, joined.id, joined.event_count, run.id, itemData(namespaces.data));
-    if (joined.waiter_run_id !== run.id) return { kind: 'stop', status: 'batched' };
-    return { kind: 'wait', until: new Date(firesAt), again: true };
+    const detail = { digest_id: joined.id, flushes_at: new Date(firesAt).toISOString() };
+    if (joined.waiter_run_id !== run.id)
+      return {
+        kind: 'stop',
+        status: 'batched',
+        step: { outcome: 'digested', detail: { ...detail, absorbed_into: joined.waiter_run_id } },
+      };
+    return { kind: 'wait', until: new Date(firesAt), again: true, step: { outcome: 'digested', detail } };
   }
   // A schedule that never fires (or a digest that cannot be joined) does not hold the run back (ours).
   return { kind: 'next' };

@@ -53,11 +53,12 @@ export const invokeworkflow: NodeHandler = async (context) => {
     recipient = chosen(context, field(node, 'recipient_selection'), field(node, 'recipient_expression'), 'recipient');
     actor = chosen(context, field(node, 'actor_selection'), field(node, 'actor_expression'), 'actor');
   } catch (error) {
-    if (error instanceof RecordError) return { kind: 'stop', status: 'failed' };
+    if (error instanceof RecordError) return { kind: 'stop', status: 'failed', error: error.message };
     throw error;
   }
   if (recipient === null) return { kind: 'next' };
-  if (run.invoke_depth >= MAX_INVOKE_DEPTH) return { kind: 'stop', status: 'failed' };
+  if (run.invoke_depth >= MAX_INVOKE_DEPTH)
+    return { kind: 'stop', status: 'failed', error: `invocations nested deeper than ${MAX_INVOKE_DEPTH}` };
 
   const rawData = field(node, 'data');
   const ownData = typeof rawData === 'string' && rawData.trim() !== '' ? evaluateJsonnet(rawData, namespaces) : rawData;
@@ -78,5 +79,6 @@ export const invokeworkflow: NodeHandler = async (context) => {
       invokedBy: { runId: run.id, depth: run.invoke_depth + 1 },
     },
   ]);
-  return result?.ok ? { kind: 'next' } : { kind: 'stop', status: 'failed' };
+  if (result?.ok) return { kind: 'next', step: { outcome: 'done', detail: { execution_id: result.executionId } } };
+  return { kind: 'stop', status: 'failed', error: result?.message ?? 'the invoked workflow was refused' };
 };

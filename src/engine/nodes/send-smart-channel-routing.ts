@@ -2,8 +2,8 @@ import { parseDuration } from '../../domain/durations.js';
 import { ALL_CHANNELS, field } from '../../domain/workflow-tree.js';
 import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { findStepMessages } from '../../repositories/messages.js';
-import { deliver, multiChannels } from './delivery.js';
-import type { NodeHandler, NodeResult, RunContext } from './types.js';
+import { deliver, deliveredStep, multiChannels } from './delivery.js';
+import type { NodeHandler, NodeResult, RecordedMessage, RunContext } from './types.js';
 
 /**
  * `send_smart_channel_routing`: its template on one channel after another (`channels`, else
@@ -81,9 +81,15 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
   const recorded = await findStepMessages(context.trx, run.id, context.nodeRef);
   const eventName = field(node, 'success_is_event') === true ? String(field(node, 'success')) : undefined;
   const event = eventName === undefined ? undefined : await successEvent(context, eventName, ttl);
+  // The messages this step recorded, for the run's trace (docs/runs.md).
+  const sent: RecordedMessage[] = [];
+  const step = (extra: Record<string, unknown>) => {
+    const note = deliveredStep(sent);
+    return { ...note, detail: { ...note.detail, ...extra } };
+  };
   const done = async (outcome: 'matched' | 'timed_out'): Promise<NodeResult> => {
     await event?.end(outcome);
-    return { kind: 'next' };
+    return { kind: 'next', step: step({ routing: outcome === 'matched' ? 'succeeded' : 'ended' }) };
   };
   if (event?.arrived) return done('matched');
   if (!event) {
@@ -92,15 +98,22 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
     // delivered at once, would otherwise end every routing with success `delivered`).
     if (recorded.some((m) => routed.includes(m.channel) && success.includes(m.status))) return done('matched');
   }
-  if (mandatory.length > 0) await deliver(context, mandatory);
+  if (mandatory.length > 0) sent.push(...(await deliver(context, mandatory)));
   const tried = new Set(recorded.map((m) => m.channel));
   const pending = routed.filter((channel) => !tried.has(channel));
   for (const [index, channel] of pending.entries()) {
     const [message] = await deliver(context, [channel]);
+    if (message) sent.push(message);
     // Sent: on its way to a provider, or an inbox message already stored by the step.
     if ((message?.status !== 'to_be_triggered' && message?.status !== 'delivered') || spacing <= 0) continue;
     // The last channel is not waited for: nothing comes after it.
-    if (index < pending.length - 1) return { kind: 'wait', until: new Date(now + spacing), again: true };
+    if (index < pending.length - 1)
+      return {
+        kind: 'wait',
+        until: new Date(now + spacing),
+        again: true,
+        step: step({ until: new Date(now + spacing).toISOString() }),
+      };
     return done('timed_out');
   }
   return done('timed_out');

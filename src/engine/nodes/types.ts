@@ -3,6 +3,7 @@ import type { Trx } from '../../db/database.js';
 import type { Namespaces } from '../../domain/paths.js';
 import type { Position } from '../../domain/workflow-tree.js';
 import type { PreferenceState } from '../../domain/preference-evaluation.js';
+import type { StepNote } from '../../domain/run-steps.js';
 import type { RootCategories } from '../../schemas/preference-categories.js';
 import type { LockedRun } from '../../repositories/runs.js';
 import type { NewMessage } from '../../repositories/messages.js';
@@ -55,16 +56,20 @@ export interface DeliveryFacts {
   vendors: Map<string, { id: string; provider: string; nickname: string | null }>;
 }
 
-export type NodeResult =
-  /** Continue with the next node. */
-  | { kind: 'next' }
-  /** Continue at this position (null: the run is over). */
+/**
+ * What a node did. `step` is what the run's trace records for it (docs/runs.md); without it the runner
+ * records `done` (next, jump), `waiting_until` (wait), `skipped` or `failed` (stop).
+ */
+export type NodeResult = (
+  | /** Continue with the next node. */ { kind: 'next' }
+    /** Continue at this position (null: the run is over). */
   | { kind: 'jump'; position: Position | null }
   /** Continue with the next node at this time; `again`: come back to this node then. */
   | { kind: 'wait'; until: Date; again?: boolean }
-  /** The run ends here with this status (a trigger absorbed into another run's batch). */
-  | { kind: 'stop'; status: string }
+  /** The run ends here with this status (a trigger absorbed into another run's batch); `error` when it failed. */
+  | { kind: 'stop'; status: string; error?: string }
   /** Work outside the transaction (an HTTP call); what it returns is merged into the run's data. */
-  | { kind: 'call'; perform: () => Promise<Record<string, unknown>> };
+  | { kind: 'call'; perform: () => Promise<Record<string, unknown>> }
+) & { step?: StepNote };
 
 export type NodeHandler = (context: RunContext) => Promise<NodeResult>;

@@ -47,11 +47,12 @@ export const userupdate: NodeHandler = async (context) => {
   const raw = field(context.node, 'properties');
   const update = typeof raw === 'string' ? evaluateJsonnet(raw, namespaces) : raw;
   if (distinctId === null || update === undefined || update === null) return { kind: 'next' };
-  if (!isObject(update)) return { kind: 'stop', status: 'failed' };
+  if (!isObject(update)) return { kind: 'stop', status: 'failed', error: 'properties is not an object' };
   try {
     await changeUsers(trx, run.workspace_id, [{ distinctId, apply: profileChange(update) }], { create: true });
   } catch (error) {
-    if (error instanceof HttpError && error.status < 500) return { kind: 'stop', status: 'failed' };
+    if (error instanceof HttpError && error.status < 500)
+      return { kind: 'stop', status: 'failed', error: error.message };
     throw error;
   }
   if (field(context.node, 'user_selection') === 'actor') namespaces.$actor = await actorNamespace(trx, run);

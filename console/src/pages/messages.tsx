@@ -1,0 +1,269 @@
+import { api } from '../api';
+import { useAsync } from '../hooks';
+import { setQuery, useLocation } from '../router';
+import { PreviewFrame } from '../components/preview-frame';
+import {
+  CursorPager,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
+import type { Message } from '../types';
+
+const STATUSES = [
+  'triggered',
+  'queued',
+  'sent',
+  'delivered',
+  'seen',
+  'read',
+  'clicked',
+  'dismissed',
+  'failed',
+  'refused',
+];
+const CHANNELS = ['email', 'sms', 'whatsapp', 'inbox', 'webpush', 'androidpush', 'iospush', 'slack', 'ms_teams'];
+
+const recipientOf = (m: Message) =>
+  m.recipient.$type === 'object' ? `${m.recipient.object_type}/${m.recipient.id}` : (m.recipient.distinct_id ?? '');
+
+/** datetime-local (the browser's zone) ↔ ISO timestamps for the API. */
+const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+const toLocal = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+export function Messages(props: { ws: string }) {
+  const { query } = useLocation();
+  const filters = {
+    recipient_id: query.get('recipient_id') ?? '',
+    workflow_slug: query.get('workflow_slug') ?? '',
+    status: query.get('status') ?? '',
+    channel: query.get('channel') ?? '',
+    created_at_gte: query.get('created_at_gte') ?? '',
+    created_at_lte: query.get('created_at_lte') ?? '',
+    execution_id: query.get('execution_id') ?? '',
+  };
+  const before = query.get('before') ?? undefined;
+  const after = query.get('after') ?? undefined;
+  const key = query.toString();
+  const list = useAsync(
+    () =>
+      api.messages.list(props.ws, {
+        order: 'desc',
+        limit: 25,
+        before,
+        after,
+        recipient_id: filters.recipient_id,
+        workflow_slug: filters.workflow_slug,
+        status: filters.status,
+        channel: filters.channel,
+        created_at_gte: filters.created_at_gte,
+        created_at_lte: filters.created_at_lte,
+        execution_id: filters.execution_id,
+      }),
+    [props.ws, key],
+  );
+  const filter = (name: string, value: string | undefined) =>
+    setQuery({ [name]: value, before: undefined, after: undefined });
+  const filtered = Object.values(filters).some(Boolean);
+  return (
+    <Page
+      title="Messages"
+      subtitle="Every message Herald made, newest first: what it decided, what it sent and how it went."
+    >
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <Field label="User (distinct_id)">
+          <input type="search" value={filters.recipient_id} onChange={(e) => filter('recipient_id', valueOf(e))} />
+        </Field>
+        <Field label="Workflow">
+          <input type="search" value={filters.workflow_slug} onChange={(e) => filter('workflow_slug', valueOf(e))} />
+        </Field>
+        <Field label="Status">
+          <select value={filters.status} onChange={(e) => filter('status', valueOf(e))}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Channel">
+          <select value={filters.channel} onChange={(e) => filter('channel', valueOf(e))}>
+            <option value="">Any</option>
+            {CHANNELS.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </Field>
+        <Field label="From">
+          <input
+            type="datetime-local"
+            value={toLocal(filters.created_at_gte || null)}
+            onChange={(e) => filter('created_at_gte', toIso(valueOf(e)))}
+          />
+        </Field>
+        <Field label="To">
+          <input
+            type="datetime-local"
+            value={toLocal(filters.created_at_lte || null)}
+            onChange={(e) => filter('created_at_lte', toIso(valueOf(e)))}
+          />
+        </Field>
+      </form>
+      {list.error ? (
+        <ErrorNotice error={list.error} what="The message log" />
+      ) : !list.data ? (
+        <Loading />
+      ) : list.data.results.length === 0 ? (
+        <Empty title={filtered ? 'No message matches these filters.' : 'No messages yet.'}>
+          {filtered
+            ? 'Clear a filter to see more.'
+            : 'Trigger a workflow with an API key; each delivery it makes shows here.'}
+        </Empty>
+      ) : (
+        <>
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">Message</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Workflow</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.results.map((m) => (
+                <tr key={m.message_id}>
+                  <td>
+                    <Link to={`/messages/${encodeURIComponent(m.message_id)}`} class="mono">
+                      {m.message_id}
+                    </Link>
+                  </td>
+                  <td>{recipientOf(m)}</td>
+                  <td>{m.workflow.slug}</td>
+                  <td>{m.channel}</td>
+                  <td>
+                    <StatusBadge status={m.status} />
+                    {m.reason && <div class="muted small">{m.reason}</div>}
+                  </td>
+                  <td>
+                    <Time at={(m.created_at as string | undefined) ?? null} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
+        </>
+      )}
+    </Page>
+  );
+}
+
+export function MessageDetail(props: { ws: string; id: string }) {
+  const message = useAsync(() => api.messages.get(props.ws, props.id), [props.ws, props.id]);
+  const m = message.data;
+  return (
+    <Page title="Message" subtitle={<span class="mono">{props.id}</span>}>
+      {message.error ? (
+        <ErrorNotice error={message.error} what="The message log" />
+      ) : !m ? (
+        <Loading />
+      ) : (
+        <div class="split">
+          <div class="pane">
+            <h2>Decision</h2>
+            <dl class="facts">
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={m.status} />
+              </dd>
+              {m.reason && (
+                <>
+                  <dt>Reason</dt>
+                  <dd>{m.reason}</dd>
+                </>
+              )}
+              <dt>Recipient</dt>
+              <dd>
+                {m.recipient.distinct_id ? (
+                  <Link to={`/users/${encodeURIComponent(m.recipient.distinct_id)}`}>{recipientOf(m)}</Link>
+                ) : (
+                  recipientOf(m)
+                )}
+              </dd>
+              <dt>Workflow</dt>
+              <dd>
+                <Link to={`/workflows/${encodeURIComponent(m.workflow.slug)}`}>{m.workflow.slug}</Link> ·{' '}
+                {m.workflow.node_ref}
+              </dd>
+              <dt>Run</dt>
+              <dd>
+                <Link to={`/runs/${encodeURIComponent(m.parent_execution_id)}`} class="mono">
+                  {m.parent_execution_id}
+                </Link>
+              </dd>
+              <dt>Channel</dt>
+              <dd>{m.channel}</dd>
+              <dt>Category</dt>
+              <dd>{m.category}</dd>
+              <dt>Vendor</dt>
+              <dd>
+                {m.vendor ? (
+                  `${m.vendor.nickname ?? m.vendor.name} (${m.vendor.name})`
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </dd>
+              <dt>Template</dt>
+              <dd>
+                {m.template ? (
+                  `${m.template.slug} v${m.template.version_no} · ${m.template.variant_id}`
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </dd>
+              <dt>Attempts</dt>
+              <dd>{m.attempts}</dd>
+              <dt>Created</dt>
+              <dd>
+                <Time at={(m.created_at as string | undefined) ?? null} />
+              </dd>
+            </dl>
+            {m.error !== null && m.error !== undefined && (
+              <>
+                <h2>Error</h2>
+                <Json value={m.error} />
+              </>
+            )}
+            {Array.isArray(m.attempts_log ?? m.deliveries) && (
+              <>
+                <h2>Attempts</h2>
+                <Json value={m.attempts_log ?? m.deliveries} />
+              </>
+            )}
+          </div>
+          <div class="pane">
+            <h2>Rendered content</h2>
+            {m.content ? (
+              <PreviewFrame channel={m.channel} content={m.content} title="Message content" />
+            ) : (
+              <Empty title="Nothing was rendered." />
+            )}
+          </div>
+        </div>
+      )}
+    </Page>
+  );
+}

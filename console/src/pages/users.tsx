@@ -1,0 +1,186 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { useAsync } from '../hooks';
+import { navigate, setQuery, useLocation } from '../router';
+import {
+  CursorPager,
+  Empty,
+  ErrorNotice,
+  Field,
+  Json,
+  Link,
+  Loading,
+  Page,
+  StatusBadge,
+  Time,
+  valueOf,
+} from '../components/ui';
+
+const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+
+export function Users(props: { ws: string }) {
+  const { query } = useLocation();
+  const q = query.get('q') ?? '';
+  const [text, setText] = useState(q);
+  const list = useAsync(
+    () =>
+      api.users.list(props.ws, {
+        distinct_id: q || undefined,
+        limit: 25,
+        before: query.get('before') ?? undefined,
+        after: query.get('after') ?? undefined,
+      }),
+    [props.ws, query.toString()],
+  );
+  return (
+    <Page title="Users" subtitle="The people Herald notifies: profile, channels, preferences, and what they were sent.">
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery({ q: text.trim(), before: undefined, after: undefined });
+        }}
+      >
+        <Field label="Search by distinct_id">
+          <input
+            type="search"
+            name="distinct_id"
+            value={text}
+            onInput={(e) => setText(valueOf(e))}
+            placeholder="starts with…"
+          />
+        </Field>
+        <button type="submit">Search</button>
+        {text.trim() && (
+          <button type="button" onClick={() => navigate(`/users/${encodeURIComponent(text.trim())}`)}>
+            Open “{text.trim()}”
+          </button>
+        )}
+      </form>
+      {list.error ? (
+        <ErrorNotice error={list.error} what="User search" />
+      ) : !list.data ? (
+        <Loading />
+      ) : list.data.results.length === 0 ? (
+        <Empty title={q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.'}>
+          Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that names
+          a recipient.
+        </Empty>
+      ) : (
+        <>
+          <table class="table">
+            <thead>
+              <tr>
+                <th scope="col">distinct_id</th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.results.map((u) => (
+                <tr key={str(u.distinct_id)}>
+                  <td>
+                    <Link to={`/users/${encodeURIComponent(str(u.distinct_id))}`}>{str(u.distinct_id)}</Link>
+                  </td>
+                  <td>{str(u.name ?? (u.properties as Record<string, unknown> | undefined)?.name)}</td>
+                  <td>{str(Array.isArray(u.$email) ? (u.$email[0] as Record<string, unknown>)?.value : u.$email)}</td>
+                  <td>
+                    <Time at={str(u.created_at) || null} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
+        </>
+      )}
+    </Page>
+  );
+}
+
+export function UserDetail(props: { ws: string; id: string }) {
+  const user = useAsync(() => api.users.get(props.ws, props.id), [props.ws, props.id]);
+  const preferences = useAsync(() => api.users.preferences(props.ws, props.id), [props.ws, props.id]);
+  const lists = useAsync(() => api.users.lists(props.ws, props.id), [props.ws, props.id]);
+  const messages = useAsync(
+    () => api.messages.list(props.ws, { recipient_id: props.id, order: 'desc', limit: 10 }),
+    [props.ws, props.id],
+  );
+  const runs = useAsync(() => api.runs.list(props.ws, { recipient_id: props.id, limit: 10 }), [props.ws, props.id]);
+  return (
+    <Page
+      title={`User ${props.id}`}
+      subtitle="Profile and channels, preferences as Herald evaluates them, lists, messages and runs."
+    >
+      <div class="split">
+        <div class="pane">
+          <h2>Profile and channels</h2>
+          {user.error ? (
+            <ErrorNotice error={user.error} what="User profiles" />
+          ) : !user.data ? (
+            <Loading />
+          ) : (
+            <Json value={user.data} />
+          )}
+          <h2>Subscriptions and lists</h2>
+          {lists.error ? (
+            <ErrorNotice error={lists.error} what="Lists" />
+          ) : !lists.data ? (
+            <Loading />
+          ) : (
+            <Json value={lists.data} />
+          )}
+        </div>
+        <div class="pane">
+          <h2>Preferences</h2>
+          {preferences.error ? (
+            <ErrorNotice error={preferences.error} what="Evaluated preferences" />
+          ) : !preferences.data ? (
+            <Loading />
+          ) : (
+            <Json value={preferences.data} />
+          )}
+          <h2>Latest messages</h2>
+          {messages.error ? (
+            <ErrorNotice error={messages.error} what="The message log" />
+          ) : !messages.data ? (
+            <Loading />
+          ) : messages.data.results.length === 0 ? (
+            <Empty title="Nothing sent to this user yet." />
+          ) : (
+            <ul class="plain">
+              {messages.data.results.map((m) => (
+                <li key={m.message_id}>
+                  <Link to={`/messages/${encodeURIComponent(m.message_id)}`}>{m.workflow.slug}</Link> · {m.channel}{' '}
+                  <StatusBadge status={m.status} />
+                </li>
+              ))}
+            </ul>
+          )}
+          <p>
+            <Link to={`/messages?recipient_id=${encodeURIComponent(props.id)}`}>All their messages</Link> ·{' '}
+            <Link to={`/runs?recipient_id=${encodeURIComponent(props.id)}`}>All their runs</Link>
+          </p>
+          <h2>Latest runs</h2>
+          {runs.error ? (
+            <ErrorNotice error={runs.error} what="Run traces" />
+          ) : !runs.data ? (
+            <Loading />
+          ) : runs.data.results.length === 0 ? (
+            <Empty title="No runs for this user yet." />
+          ) : (
+            <ul class="plain">
+              {runs.data.results.map((x) => (
+                <li key={x.execution_id}>
+                  <Link to={`/runs/${encodeURIComponent(x.execution_id)}`}>{x.workflow.slug}</Link>{' '}
+                  <StatusBadge status={x.status} /> <Time at={x.created_at} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    </Page>
+  );
+}
