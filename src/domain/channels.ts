@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
 import { CHANNEL_KEYS, type ChannelEntry, type ChannelKey } from '../schemas/users.js';
+import { isObject } from './values.js';
 
 /** A user's or object's channels: entries per channel key (`$email`, …), as stored in the `channels` column. */
 export type Channels = Partial<Record<ChannelKey, ChannelEntry[]>>;
@@ -11,8 +12,6 @@ export const isChannelKey = (key: string): key is ChannelKey => (CHANNEL_KEYS as
 export const CHANNEL_MODIFIERS = ['$id_provider', '$bundle_id'] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown, max = 1024): value is string =>
   typeof value === 'string' && value.trim().length > 0 && value.length <= max;
 

@@ -3,10 +3,12 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { fieldError } from '../errors.js';
 import { EditOperationSchema } from '../schemas/entity-operations.js';
 import { newUlid } from '../ids.js';
+import { isObject } from './values.js';
 import {
   EventsBodySchema,
   isReservedEventName,
   MAX_EVENT_RECORDS,
+  MAX_USER_EDIT_RECORDS,
   TrackRecordSchema,
   UserEditRecordSchema,
 } from '../schemas/events.js';
@@ -55,6 +57,8 @@ function check<T>(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, rec
   return record as T;
 }
 
+const isUserEdit = (record: unknown) => isObject(record) && '$user_operations' in record;
+
 /**
  * Splits a `POST /event/` body (one record or a list) into tracked events and user edits,
  * rejecting the whole body at the first bad record with the record's index and field.
@@ -66,7 +70,9 @@ export function readEventRecords(
   const list = Array.isArray(body);
   const records: unknown[] = list ? body : [body];
   if (records.length === 0) throw fieldError('body', 'must hold at least one record');
-  if (records.length > MAX_EVENT_RECORDS)
+  if (records.length > MAX_USER_EDIT_RECORDS)
+    throw fieldError('body', `at most ${MAX_USER_EDIT_RECORDS} records per request (got ${records.length})`);
+  if (records.length > MAX_EVENT_RECORDS && !records.every(isUserEdit))
     throw fieldError('body', `at most ${MAX_EVENT_RECORDS} records per request (got ${records.length})`);
   const events: NewEvent[] = [];
   const edits: UserEditRecord[] = [];
@@ -74,8 +80,7 @@ export function readEventRecords(
   const propertiesAt: string[] = [];
   records.forEach((record, index) => {
     const prefix = list ? `[${index}]` : '';
-    if (typeof record !== 'object' || record === null || Array.isArray(record))
-      throw fieldError(prefix || 'body', 'must be an object');
+    if (!isObject(record)) throw fieldError(prefix || 'body', 'must be an object');
     if ('$user_operations' in record) {
       const edit = check<{ distinct_id: string; $user_operations: unknown[] }>(userEditCheck, record, prefix);
       edits.push({

@@ -1,3 +1,5 @@
+import { isObject } from './values.js';
+
 /**
  * A trigger record as `POST /trigger/` takes it (docs/spec/engine.md §1), checked without the
  * database. Each problem names the field; the route answers it as a 400.
@@ -23,8 +25,6 @@ export interface TriggerRecord {
 
 export class RecordError extends Error {}
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown, max: number): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= max;
 
