@@ -3,7 +3,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { fieldError } from '../errors.js';
 import { EditOperationSchema } from '../schemas/entity-operations.js';
 import { newUlid } from '../ids.js';
-import { isObject } from './values.js';
+import { fieldAt, isObject } from './values.js';
 import {
   EventsBodySchema,
   isReservedEventName,
@@ -40,16 +40,6 @@ const references = [EditOperationSchema];
 const trackCheck = TypeCompiler.Compile(TrackRecordSchema);
 const userEditCheck = TypeCompiler.Compile(UserEditRecordSchema, references);
 const bodyCheck = TypeCompiler.Compile(EventsBodySchema, references);
-
-/** `[2].$user_operations[0].$append`: the record prefix, then the JSON pointer with list indexes bracketed. */
-const fieldAt = (prefix: string, pointer: string) =>
-  pointer
-    .split('/')
-    .filter(Boolean)
-    .reduce(
-      (at, segment) => (/^\d+$/.test(segment) ? `${at}[${segment}]` : at ? `${at}.${segment}` : segment),
-      prefix,
-    ) || 'body';
 
 function check<T>(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, record: unknown, prefix: string): T {
   const error = checker.Errors(record).First();

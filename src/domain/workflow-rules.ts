@@ -72,9 +72,3 @@ export function treeWithSettings(
   }
   return { tree: merged, errors };
 }
-
-/** What the API shows beside the tree: the tree's ratelimit and conditions, null when it has none. */
-export const treeSettings = (tree: unknown) => ({
-  ratelimit: (isObject(tree) ? tree.ratelimit : undefined) ?? null,
-  conditions: (isObject(tree) ? tree.conditions : undefined) ?? null,
-});

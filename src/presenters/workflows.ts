@@ -1,5 +1,5 @@
 import type { ActorColumn } from '../db/types.js';
-import { contentOf, treeSettings, workflowErrors } from '../domain/workflow-rules.js';
+import { contentOf, workflowErrors } from '../domain/workflow-rules.js';
 import type { WorkflowVersionRecord } from '../repositories/workflow-versions.js';
 import type { WorkflowRow } from '../repositories/workflows.js';
 import { iso, isoOrNull } from '../schemas/common.js';
@@ -29,7 +29,6 @@ export function presentWorkflow(view: WorkflowView, validation: ValidationResult
   return {
     slug: view.slug,
     ...view.content,
-    ...treeSettings(view.content.tree),
     is_enabled: view.is_enabled,
     status: view.status,
     version_no: view.version_no,

@@ -107,8 +107,6 @@ export const WorkflowSchema = Type.Object(
     trigger_events: Type.Array(Type.String()),
     payload_schema: Nullable(WorkflowPayloadSchemaLink),
     tree: Type.Unknown(),
-    ratelimit: Nullable(Type.Unknown({ description: "the tree's ratelimit, or null" })),
-    conditions: Nullable(Type.Unknown({ description: "the tree's conditions, or null" })),
     is_enabled: Type.Boolean(),
     status: Type.String({
       enum: ['draft', 'active', 'inactive'],
