@@ -49,19 +49,24 @@ export const contentOf = (source: WorkflowContent): WorkflowContent => ({
 export const hasChanges = (draft: WorkflowContent, live: WorkflowContent | undefined) =>
   !live || !isDeepStrictEqual(contentOf(draft), contentOf(live));
 
+const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
+
 /** The workflow-level settings the hosted platform's OpenAPI places beside the tree, which live in it here. */
 const TREE_SETTINGS = ['ratelimit', 'conditions'] as const;
 
 /**
- * The tree to store for a workflow body: its top-level `ratelimit` and `conditions` (null or absent:
- * not given) moved into the tree, where the engine reads them. Given in both places with different
+ * The tree to store for a workflow body: its top-level `ratelimit` and `conditions` (null, absent or
+ * an empty list: not given) moved into the tree, where the engine reads them. Given in both places with different
  * values, the errors name the field; the tree alone keeps its own.
  */
 export function treeWithSettings(
   tree: unknown,
   settings: Partial<Record<(typeof TREE_SETTINGS)[number], unknown>>,
 ): { tree: unknown; errors: Record<string, string> } {
-  const given = TREE_SETTINGS.filter((key) => settings[key] !== undefined && settings[key] !== null);
+  // An empty conditions list says nothing (no condition to hold), as null does.
+  const given = TREE_SETTINGS.filter(
+    (key) => settings[key] !== undefined && settings[key] !== null && !isEmptyList(settings[key]),
+  );
   if (given.length === 0 || !isObject(tree)) return { tree, errors: {} };
   const errors: Record<string, string> = {};
   const merged: Record<string, unknown> = { ...tree };
