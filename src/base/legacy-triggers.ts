@@ -1,9 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
-import { legacySmartNode, MAX_RECORDS, RecordError, readRecipient, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
+import {
+  checkWith,
+  legacySmartNode,
+  MAX_RECORDS,
+  RecordError,
+  readRecipient,
+  TRIGGER_BODY_LIMIT,
+} from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import {
@@ -15,6 +22,7 @@ import {
 } from '../schemas/triggers.js';
 
 type LegacyBody = typeof LegacyTriggerBodySchema.static;
+const legacyCheck = TypeCompiler.Compile(LegacyTriggerBodySchema);
 
 /**
  * A legacy dynamic workflow's tree (ours): an optional wait (`delay`, or until `trigger_at`), then
@@ -22,13 +30,9 @@ type LegacyBody = typeof LegacyTriggerBodySchema.static;
  */
 function readLegacy(value: unknown, at: string): IntakeRecord | Intake {
   const prefix = at ? `${at}.` : '';
-  const error = Value.Errors(LegacyTriggerBodySchema, value).First();
-  if (error) {
-    const field = error.path.replace(/^\//, '').replace(/\//g, '.');
-    return { ok: false, status: 400, message: `${prefix}${field || 'body'} ${error.message.toLowerCase()}` };
-  }
-  const body = value as LegacyBody;
   try {
+    checkWith(legacyCheck, value, at);
+    const body = value as LegacyBody;
     const users = body.users.map((user, i) => readRecipient(user, `${prefix}users[${i}]`));
     if (users.some((user) => user.kind !== 'user'))
       throw new RecordError(`${prefix}users must hold users {distinct_id, …}`);

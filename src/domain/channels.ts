@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
 import { CHANNEL_KEYS, type ChannelEntry, type ChannelKey } from '../schemas/users.js';
+import { isObject } from './values.js';
 
 /** A user's or object's channels: entries per channel key (`$email`, …), as stored in the `channels` column. */
 export type Channels = Partial<Record<ChannelKey, ChannelEntry[]>>;
@@ -11,8 +12,6 @@ export const isChannelKey = (key: string): key is ChannelKey => (CHANNEL_KEYS as
 export const CHANNEL_MODIFIERS = ['$id_provider', '$bundle_id'] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown, max = 1024): value is string =>
   typeof value === 'string' && value.trim().length > 0 && value.length <= max;
 
@@ -34,16 +33,15 @@ const objectShapes: Partial<Record<ChannelKey, (value: Json) => string | undefin
     isText(v.keys.auth)
       ? undefined
       : 'must be a push subscription {endpoint, keys: {p256dh, auth}}',
-  // Slack: a bot token plus who to reach (email, user_id or channel_id), or an incoming webhook.
+  // Slack: who to reach (email, user_id or channel_id), with an optional bot token of its own, or an
+  // incoming webhook. Without access_token (the SDK's schema allows it, its add_slack_userid sends it),
+  // the workspace's Slack vendor delivers with its bot token (docs/channels.md, "Slack").
   $slack: (v) => {
     if (isObject(v.incoming_webhook))
       return isText(v.incoming_webhook.url, 2048) ? undefined : 'incoming_webhook.url must be a URL';
-    // The old SDKs' add_slack_email sends {email} alone: the workspace's Slack app then finds the user
-    // by email, so an email needs no token of its own; a user_id or channel_id is only usable with one.
     if (v.access_token !== undefined && !isText(v.access_token)) return 'access_token must be a non-empty string';
     if (v.email !== undefined)
       return typeof v.email === 'string' && EMAIL.test(v.email) ? undefined : 'email must be a valid email address';
-    if (!isText(v.access_token)) return 'must carry access_token (or incoming_webhook.url)';
     return isText(v.user_id) || isText(v.channel_id) ? undefined : 'must carry one of email, user_id, channel_id';
   },
   // Microsoft Teams: a bot conversation (tenant_id, service_url, conversation_id or user_id), or an incoming webhook.

@@ -10,6 +10,7 @@ import {
   removeChannelEntry,
   type Channels,
 } from './channels.js';
+import { isObject } from './values.js';
 
 /**
  * The edit operations users and objects share, as pure functions over their state. Nothing here
@@ -23,8 +24,6 @@ export interface EntityState {
 export const OPERATION_KEYS = ['$set', '$set_once', '$add', '$increment', '$append', '$remove', '$unset'] as const;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const show = (value: unknown) => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value));
 /** `a.b`, or `b` at the top of the body. */
 const path = (at: string, key: string) => (at ? `${at}.${key}` : key);

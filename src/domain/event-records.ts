@@ -3,10 +3,12 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { fieldError } from '../errors.js';
 import { EditOperationSchema } from '../schemas/entity-operations.js';
 import { newUlid } from '../ids.js';
+import { fieldAt, isObject } from './values.js';
 import {
   EventsBodySchema,
   isReservedEventName,
   MAX_EVENT_RECORDS,
+  MAX_USER_EDIT_RECORDS,
   TrackRecordSchema,
   UserEditRecordSchema,
 } from '../schemas/events.js';
@@ -39,21 +41,13 @@ const trackCheck = TypeCompiler.Compile(TrackRecordSchema);
 const userEditCheck = TypeCompiler.Compile(UserEditRecordSchema, references);
 const bodyCheck = TypeCompiler.Compile(EventsBodySchema, references);
 
-/** `[2].$user_operations[0].$append`: the record prefix, then the JSON pointer with list indexes bracketed. */
-const fieldAt = (prefix: string, pointer: string) =>
-  pointer
-    .split('/')
-    .filter(Boolean)
-    .reduce(
-      (at, segment) => (/^\d+$/.test(segment) ? `${at}[${segment}]` : at ? `${at}.${segment}` : segment),
-      prefix,
-    ) || 'body';
-
 function check<T>(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, record: unknown, prefix: string): T {
   const error = checker.Errors(record).First();
   if (error) throw fieldError(fieldAt(prefix, error.path), error.message.toLowerCase());
   return record as T;
 }
+
+const isUserEdit = (record: unknown) => isObject(record) && '$user_operations' in record;
 
 /**
  * Splits a `POST /event/` body (one record or a list) into tracked events and user edits,
@@ -66,7 +60,9 @@ export function readEventRecords(
   const list = Array.isArray(body);
   const records: unknown[] = list ? body : [body];
   if (records.length === 0) throw fieldError('body', 'must hold at least one record');
-  if (records.length > MAX_EVENT_RECORDS)
+  if (records.length > MAX_USER_EDIT_RECORDS)
+    throw fieldError('body', `at most ${MAX_USER_EDIT_RECORDS} records per request (got ${records.length})`);
+  if (records.length > MAX_EVENT_RECORDS && !records.every(isUserEdit))
     throw fieldError('body', `at most ${MAX_EVENT_RECORDS} records per request (got ${records.length})`);
   const events: NewEvent[] = [];
   const edits: UserEditRecord[] = [];
@@ -74,8 +70,7 @@ export function readEventRecords(
   const propertiesAt: string[] = [];
   records.forEach((record, index) => {
     const prefix = list ? `[${index}]` : '';
-    if (typeof record !== 'object' || record === null || Array.isArray(record))
-      throw fieldError(prefix || 'body', 'must be an object');
+    if (!isObject(record)) throw fieldError(prefix || 'body', 'must be an object');
     if ('$user_operations' in record) {
       const edit = check<{ distinct_id: string; $user_operations: unknown[] }>(userEditCheck, record, prefix);
       edits.push({

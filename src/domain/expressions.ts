@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { readPath, type Namespaces } from './paths.js';
+import { isObject } from './values.js';
 
 /**
  * `expression_v1` conditions (docs/spec/engine.md §3): `{op: AND|OR, args}`, each arg a comparison
@@ -26,9 +27,6 @@ export const COMPARISON_OPERATORS = [
 ] as const;
 export const VARIABLE_NAMESPACES = ['', '$brand', '$tenant', '$actor', '$recipient', '$workflow'] as const;
 const UNARY = new Set(['EMPTY', 'NON_EMPTY']);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The right-hand side: JSON when it parses as JSON (`"\"pro\""`, `5`, `true`), else the plain string (ours). */
 export function operand(value: unknown): unknown {

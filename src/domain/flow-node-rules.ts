@@ -5,14 +5,12 @@ import { isExpression } from './paths.js';
 import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 import { isReservedEventName } from '../schemas/events.js';
 import { EVENT_NAME_MAX_LENGTH, LIST_ID_PATTERN, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
+import { isObject } from './values.js';
 
 /**
  * Commit-time rules of the time and flow nodes (issue #18): what each needs so the engine can run
  * it. Each message names the node's path (`here`). Pure.
  */
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const FLOW_NODE_TYPES = [
   'batch',

@@ -1,3 +1,5 @@
+import { isObject } from './values.js';
+
 /**
  * jq-style paths into a run's data and namespaces (docs/spec/engine.md §3, ours): `.a.b` reads the
  * trigger's data, `$recipient.x`, `$actor.x`, `$brand.x`, `$tenant.x` read those namespaces.
@@ -10,9 +12,6 @@ export interface Namespaces {
   $brand: Record<string, unknown> | null;
   $workflow: Record<string, unknown>;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Follows a dotted path (`a.b.0.c`) into a value; undefined when any step is missing. */
 export function readPath(root: unknown, path: string): unknown {

@@ -1,11 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { treeRunErrors } from './workflow-tree.js';
 import type { WorkflowContent } from '../schemas/workflows.js';
+import { isObject } from './values.js';
 
 /** What makes a workflow draft committable; each rule returns human-readable error strings. */
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function treeErrors(tree: unknown): string[] {
   if (!isObject(tree) || !Array.isArray(tree.nodes)) return ['tree must be an object with a nodes array'];
@@ -50,3 +48,32 @@ export const contentOf = (source: WorkflowContent): WorkflowContent => ({
 /** Whether committing the draft would change what is live. */
 export const hasChanges = (draft: WorkflowContent, live: WorkflowContent | undefined) =>
   !live || !isDeepStrictEqual(contentOf(draft), contentOf(live));
+
+const isEmptyList = (value: unknown) => Array.isArray(value) && value.length === 0;
+
+/** The workflow-level settings the hosted platform's OpenAPI places beside the tree, which live in it here. */
+const TREE_SETTINGS = ['ratelimit', 'conditions'] as const;
+
+/**
+ * The tree to store for a workflow body: its top-level `ratelimit` and `conditions` (null, absent or
+ * an empty list: not given) moved into the tree, where the engine reads them. Given in both places with different
+ * values, the errors name the field; the tree alone keeps its own.
+ */
+export function treeWithSettings(
+  tree: unknown,
+  settings: Partial<Record<(typeof TREE_SETTINGS)[number], unknown>>,
+): { tree: unknown; errors: Record<string, string> } {
+  // An empty conditions list says nothing (no condition to hold), as null does.
+  const given = TREE_SETTINGS.filter(
+    (key) => settings[key] !== undefined && settings[key] !== null && !isEmptyList(settings[key]),
+  );
+  if (given.length === 0 || !isObject(tree)) return { tree, errors: {} };
+  const errors: Record<string, string> = {};
+  const merged: Record<string, unknown> = { ...tree };
+  for (const key of given) {
+    if (tree[key] !== undefined && tree[key] !== null && !isDeepStrictEqual(tree[key], settings[key]))
+      errors[key] = `is also given as tree.${key}, with another value: give it in one place`;
+    merged[key] = settings[key];
+  }
+  return { tree: merged, errors };
+}

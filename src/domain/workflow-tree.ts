@@ -3,6 +3,7 @@ import { FLOW_NODE_TYPES, flowNodeErrors, httpNodeErrors, rateLimitErrors } from
 import { parseDuration } from './durations.js';
 import { isExpression } from './paths.js';
 import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
+import { isObject } from './values.js';
 
 /**
  * The workflow tree as the engine reads it (docs/spec/engine.md §3): what each node type needs,
@@ -12,9 +13,6 @@ import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 export type TreeNode = Record<string, unknown> & { node_type: string };
 /** `[i]` is `tree.nodes[i]`; `[i, b, j]` is `tree.nodes[i].branches[b].nodes[j]`, and so on. */
 export type Position = number[];
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The node types a delivery node sends on, in the message's channel names. */
 export const DELIVERY_NODE_CHANNELS: Record<string, readonly string[]> = {

@@ -55,14 +55,22 @@ export const UserEditRecordSchema = Type.Object(
   { title: 'User edit record' },
 );
 
+/** A list holds at most 100 records when any of them tracks an event (the SDKs' event batches). */
 export const MAX_EVENT_RECORDS = 100;
+/**
+ * A list of user-edit records only may hold up to 400: the Node SDK's bulk user edit sends that many
+ * identity records per call (its MAX_IDENTITY_EVENTS_IN_BULK_API), each at most 10 KB, in 800 KB.
+ */
+export const MAX_USER_EDIT_RECORDS = 400;
+/** The body's byte limit, whatever it holds (413 beyond). */
 export const EVENT_BODY_LIMIT = 800 * 1024;
 
 const EventRecordSchema = Type.Union([TrackRecordSchema, UserEditRecordSchema]);
 export const EventsBodySchema = Type.Union(
-  [EventRecordSchema, Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_EVENT_RECORDS })],
+  [EventRecordSchema, Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_USER_EDIT_RECORDS })],
   {
-    description: 'One record or a list of up to 100 (800 KB at most); a list is accepted or rejected as a whole.',
+    description:
+      'One record or a list of up to 100, or up to 400 when every record is a user edit (800 KB at most); a list is accepted or rejected as a whole.',
   },
 );
 

@@ -22,6 +22,10 @@ export const CATEGORY_SLUG_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
 export const CATEGORY_SLUG_MAX_LENGTH = 64;
 /** Ours: a plural namespace word — lowercase letters, digits, `_` and `-`, at most 64 characters. */
 export const OBJECT_TYPE_PATTERN = '^[a-z0-9_-]{1,64}$';
+/** A tenant's id (`tenant_id`, and the older SDKs' `brand_id`). */
+export const TENANT_ID_MAX_LENGTH = 64;
+/** An idempotency key, a cancellation key. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** distinct_id and object id: 1 to 256 characters, not only spaces; case-sensitive, any character. */
 export const ENTITY_ID_LIMITS = { minLength: 1, maxLength: 256, pattern: '\\S' } as const;
 

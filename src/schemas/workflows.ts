@@ -39,10 +39,25 @@ const WorkflowPayloadSchemaLink = Type.Object(
   },
 );
 
+const WorkflowRateLimitSchema = Type.Object(
+  {
+    count: Type.Integer({ minimum: 1, description: 'runs admitted per recipient within the window' }),
+    sliding_window: Type.String({ minLength: 1, maxLength: 64, description: 'a duration: `00d00h01m00s`, `1h`, …' }),
+  },
+  { description: "at most `count` runs per recipient in any sliding window; the others' deliveries are rate_limited" },
+);
+const WorkflowConditionsSchema = Type.Array(Type.Unknown(), {
+  maxItems: 20,
+  description: 'expression_v1 conditions: the workflow runs for a recipient when any holds, else the run is skipped',
+});
+
 /**
- * A workflow's editable content. Fields of the hosted platform's workflow that Herald does not
- * model (ratelimit, conditions, overrides, …) are accepted and ignored, so a workflow read with
- * GET can be posted back unchanged.
+ * A workflow's editable content. `ratelimit` and `conditions` are where the hosted platform's
+ * OpenAPI puts them (WorkflowCreateUpdate); (ours) they are stored in the tree, where the engine
+ * reads them and where older exports had them, and a body that gives one in both places with
+ * different values is refused (400). Other fields of the hosted platform's workflow that Herald
+ * does not model (overrides, …) are accepted and ignored, so a workflow read with GET can be
+ * posted back unchanged.
  */
 export const WorkflowBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
@@ -60,6 +75,8 @@ export const WorkflowBodySchema = Type.Object({
   tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
   trigger_events: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 100 }))),
   payload_schema: Type.Optional(Nullable(WorkflowPayloadSchemaLink)),
+  ratelimit: Type.Optional(Nullable(WorkflowRateLimitSchema)),
+  conditions: Type.Optional(Nullable(WorkflowConditionsSchema)),
 });
 export type WorkflowBody = Static<typeof WorkflowBodySchema>;
 

@@ -4,6 +4,7 @@
  * and the cancel of pending executions.
  */
 export {
+  checkWith,
   MAX_RECORDS,
   RecordError,
   readRecipient,

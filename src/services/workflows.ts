@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { contentOf, hasChanges, workflowErrors } from '../domain/workflow-rules.js';
+import { contentOf, hasChanges, treeWithSettings, workflowErrors } from '../domain/workflow-rules.js';
 import { badRequest, notFoundErrors } from '../errors.js';
 import type { ShownWorkflow } from '../presenters/workflows.js';
 import { findLiveCategoryNames } from '../repositories/preference-categories.js';
@@ -118,6 +118,9 @@ export async function saveWorkflowDraft(
     throw badRequest(`workflow slug '${slug}' is invalid: use lowercase letters, digits, - and _`, {
       slug: 'is invalid',
     });
+  const { tree, errors } = treeWithSettings(body.tree, { ratelimit: body.ratelimit, conditions: body.conditions });
+  const conflict = Object.keys(errors)[0];
+  if (conflict) throw badRequest(`${conflict} ${errors[conflict]}`, errors);
   const content = {
     name: body.name,
     description: body.description ?? null,
@@ -125,7 +128,7 @@ export async function saveWorkflowDraft(
     trigger_type: body.trigger_type,
     trigger_events: body.trigger_events ?? [],
     tags: body.tags ?? [],
-    tree: body.tree,
+    tree,
     payload_schema: body.payload_schema ? await payloadSchemaLink(trx, workspaceId, body.payload_schema) : null,
   };
   const workflow = await upsertWorkflowDraft(trx, workspaceId, {

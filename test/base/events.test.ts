@@ -134,6 +134,14 @@ describe('POST /event/', () => {
     expect(tooMany.json().message).toBe('body: at most 100 records per request (got 101)');
     expect((await post(ws, many.slice(0, 100))).json()).toMatchObject({ tracked: 100 });
     expect((await post(ws, [])).statusCode).toBe(400);
+    // A list of user edits only may hold 400 (the Node SDK's bulk user edit), not 401.
+    const edits = (n: number) => Array.from({ length: n }, (_, i) => ({ distinct_id: `e${i}`, $user_operations: [] }));
+    expect((await post(ws, edits(400))).json()).toMatchObject({ user_edits: 400 });
+    const tooManyEdits = await post(ws, edits(401));
+    expect(tooManyEdits.statusCode).toBe(400);
+    expect(tooManyEdits.json().message).toBe('body: at most 400 records per request (got 401)');
+    const mixed = await post(ws, [...edits(150), { event: 'e', distinct_id: 'u' }]);
+    expect(mixed.statusCode).toBe(400);
     const big = await post(ws, { event: 'e', distinct_id: 'u', properties: { blob: 'x'.repeat(800 * 1024) } });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toMatchObject({ code: 413, error_code: 'payload_too_large' });

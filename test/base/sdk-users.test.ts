@@ -101,6 +101,30 @@ describe('@suprsend/node-sdk against Herald (signed workspace key)', () => {
     });
   });
 
+  it('takes a bulk user edit of 400 identity records in one POST /event/ (issue #32 point 11)', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const sdk = await sdkFor(t(), ws);
+    const bulk = sdk.users.get_bulk_edit_instance();
+    for (let i = 0; i < 400; i++) {
+      const edit = sdk.users.get_edit_instance(`bulk-${String(i).padStart(3, '0')}`);
+      edit.add_email(`bulk${i}@example.com`);
+      edit.set('n', i);
+      bulk.append(edit);
+    }
+    const response = await bulk.save();
+    // The SDK sends the 400 records in one call (its chunk holds up to 400), and every one is applied.
+    expect(response).toMatchObject({ status: 'success', total: 400, success: 400, failure: 0 });
+    const users = await t()
+      .db.selectFrom('users')
+      .select(['distinct_id', 'properties'])
+      .where('workspace_id', '=', ws.workspaceId)
+      .orderBy('distinct_id')
+      .execute();
+    expect(users).toHaveLength(400);
+    expect(users[399]).toEqual({ distinct_id: 'bulk-399', properties: { n: 399 } });
+    expect(await sdk.users.get('bulk-007')).toMatchObject({ $email: [active('bulk7@example.com')] });
+  });
+
   it('tracks events, once per idempotency key', async () => {
     const ws = await createWorkspaceFixture(t());
     const sdk = await sdkFor(t(), ws);

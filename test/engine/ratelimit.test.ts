@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, settledMessages, trigger } from './helpers.js';
+import { engineWorkspace, inbox, settledMessages, trigger, waitFor } from './helpers.js';
 import { testClock } from './flow-helpers.js';
 
 /** The workflow's ratelimit per recipient (docs/engine.md, "ratelimit"). */
@@ -53,6 +53,66 @@ describe('the workflow ratelimit', () => {
     } finally {
       clock.reset();
     }
+  });
+
+  it("honours the ratelimit and conditions at the workflow's top level, where the OpenAPI puts them (issue #32 point 5)", async () => {
+    const ws = await engineWorkspace(t);
+    const config = configClient(t, ws);
+    const ratelimit = { count: 1, sliding_window: '00d00h01m00s' };
+    const conditions = [
+      {
+        type: 'expression_v1',
+        expression_v1: { op: 'AND', args: [{ variable_ns: '', variable: 'go', op: '==', value: 'true' }] },
+      },
+    ];
+    const saved = await config.postWorkflow('top-level', {
+      name: 'top-level',
+      category: 'order-updates',
+      trigger_type: 'api',
+      ratelimit,
+      conditions,
+      tree: { nodes: [inbox('limited')] },
+    });
+    expect(saved.statusCode).toBe(201);
+    expect(saved.json()).toMatchObject({ tree: { ratelimit, conditions } });
+    expect((await config.commitWorkflow('top-level')).statusCode).toBe(202);
+    // Posted back with the same settings at the top level, a workflow read with GET is unchanged.
+    const live = (await config.getWorkflow('top-level', '?mode=live')).json();
+    expect(live).toMatchObject({ tree: { ratelimit, conditions } });
+    expect((await config.postWorkflow('top-level', { ...live, ratelimit, conditions })).statusCode).toBe(201);
+
+    const fire = async (go: boolean) =>
+      (await trigger(t, ws, { workflow: 'top-level', recipients: ['rl-top'], data: { go } })).json().message_id;
+    const skipped = await fire(false);
+    expect(await outcome(ws, await fire(true))).toBe('delivered');
+    expect(await outcome(ws, await fire(true))).toBe('not_to_be_triggered/rate_limited');
+    const status = async () =>
+      (await t().db.selectFrom('workflow_runs').select('status').where('execution_id', '=', skipped).executeTakeFirst())
+        ?.status;
+    await waitFor(async () => (await status()) === 'skipped', 10_000, 'the run the conditions skip');
+  });
+
+  it('refuses a ratelimit given at the top level and in the tree with different values', async () => {
+    const ws = await engineWorkspace(t);
+    const answer = await configClient(t, ws).postWorkflow('twice', {
+      name: 'twice',
+      category: 'order-updates',
+      trigger_type: 'api',
+      ratelimit: { count: 1, sliding_window: '1m' },
+      tree: { ratelimit: { count: 2, sliding_window: '1m' }, nodes: [inbox()] },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toMatchObject({
+      message: 'ratelimit is also given as tree.ratelimit, with another value: give it in one place',
+    });
+    const bad = await configClient(t, ws).postWorkflow('bad-top', {
+      name: 'bad-top',
+      category: 'order-updates',
+      trigger_type: 'api',
+      ratelimit: { count: 0, sliding_window: '1m' },
+      tree: { nodes: [inbox()] },
+    });
+    expect(bad.statusCode).toBe(400);
   });
 
   it('refuses a ratelimit it cannot apply', async () => {

@@ -2,6 +2,7 @@ import type { Provider } from '../provider.js';
 import { apnsProvider } from './apns.js';
 import { fcmProvider } from './fcm.js';
 import { incomingWebhookProvider } from './incoming-webhook.js';
+import { slackProvider } from './slack.js';
 import { smtpProvider } from './smtp.js';
 import { twilioProvider } from './twilio.js';
 import { vapidProvider } from './vapid.js';
@@ -14,4 +15,5 @@ export const deliveryProviders: readonly Provider[] = [
   fcmProvider,
   apnsProvider,
   incomingWebhookProvider,
+  slackProvider,
 ];

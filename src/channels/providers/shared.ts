@@ -8,6 +8,7 @@ import {
   type Provider,
   type VendorConfig,
 } from '../provider.js';
+import { isObject } from '../../domain/values.js';
 
 /** What every provider here shares: the attempt deadline, one HTTP exchange, and keeping secrets out of outcomes. */
 
@@ -54,8 +55,7 @@ export function channelValue(identity: unknown): unknown {
   return identity;
 }
 
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isObject };
 
 export const nonEmptyString = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 

@@ -3,6 +3,7 @@ import { readRecipient, RecordError, type Recipient } from '../../domain/trigger
 import { field } from '../../domain/workflow-tree.js';
 import { acceptTriggers } from '../intake.js';
 import type { NodeHandler, RunContext } from './types.js';
+import { isObject } from '../../domain/values.js';
 
 /**
  * `invokeworkflow`: starts the workflow `workflow` for the recipient chosen by
@@ -17,9 +18,6 @@ import type { NodeHandler, RunContext } from './types.js';
  */
 
 export const MAX_INVOKE_DEPTH = 5;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The run's actor or recipient as a trigger recipient, without inline profile (the stored one is used). */
 function chosen(context: RunContext, selection: unknown, expression: unknown, at: string): Recipient | null {

@@ -5,6 +5,7 @@ import { HttpError } from '../../errors.js';
 import { changeUsers } from '../../services/users.js';
 import { actorNamespace, loadRecipient, recipientNamespace } from '../run-context.js';
 import type { NodeHandler, RunContext } from './types.js';
+import { isObject } from '../../domain/values.js';
 
 /**
  * `userupdate`: changes the stored profile of the recipient or the actor (`user_selection`) with
@@ -15,9 +16,6 @@ import type { NodeHandler, RunContext } from './types.js';
  * updated `$recipient` / `$actor`. (ours) An update the users API would refuse (a bad `$timezone`,
  * `$add` on a text) fails the run: retrying cannot help. A path that names nothing updates nothing.
  */
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function targetOf(context: RunContext): string | null {
   if (field(context.node, 'user_selection') === 'actor') {

@@ -32,9 +32,17 @@ const examples = [...readFileSync('docs/channels.md', 'utf8').matchAll(/```json\
 
 describe('provider config schemas', () => {
   it('lists each provider once, covering every outside channel', () => {
-    expect([...providers.keys()].sort()).toEqual(['apns', 'fcm', 'incoming_webhook', 'smtp', 'twilio', 'vapid']);
+    expect([...providers.keys()].sort()).toEqual([
+      'apns',
+      'fcm',
+      'incoming_webhook',
+      'slack',
+      'smtp',
+      'twilio',
+      'vapid',
+    ]);
     expect(deliveryProviders.flatMap((provider) => provider.channels).sort()).toEqual(
-      ['androidpush', 'email', 'iospush', 'ms_teams', 'slack', 'sms', 'webpush', 'whatsapp'].sort(),
+      ['androidpush', 'email', 'iospush', 'ms_teams', 'slack', 'slack', 'sms', 'webpush', 'whatsapp'].sort(),
     );
   });
 
