@@ -54,8 +54,8 @@ describe('the template preview', () => {
     expect((await variant('Hello\n  {{#if vip}} gold {{/each}}')).statusCode).toBeLessThan(300);
     const broken = await preview({ channel: 'inbox', data });
     expect(broken.statusCode).toBe(400);
-    expect(broken.json().detail).toEqual({ variant_id: 'default', field: 'text', line: 2, column: 5 });
-    expect(broken.json().message).toContain("variant 'default', text, line 2, column 5");
+    expect(broken.json().detail).toEqual({ variant_id: 'default', field: 'text', line: 2, column: 6 });
+    expect(broken.json().message).toContain("variant 'default', text, line 2, column 6");
 
     // Unknown template, user and variant: 404, 404, 400; nothing was stored by any preview.
     expect((await preview({ channel: 'inbox' }, 'nowhere')).statusCode).toBe(404);
