@@ -61,6 +61,13 @@ export const ConfigSchema = Type.Object({
   OUTBOUND_ALLOWED_HOSTS: Type.String({ default: '', maxLength: 10_000 }),
   /** Jobs per queue a worker process runs at once. */
   WORKER_CONCURRENCY: Integer({ default: 4, minimum: 1, maximum: 64 }),
+  /** When set, `GET /metrics` wants `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md). */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /**
+   * Behind a load balancer or reverse proxy: `true` (trust every hop), a number of hops, or a comma-separated
+   * list of proxy addresses and CIDR ranges; client addresses (rate limits, logs) then come from X-Forwarded-For.
+   */
+  TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f:./, ]+)$' }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -90,6 +97,19 @@ const userOf = (url: string) => {
     return '';
   }
 };
+
+/** TRUST_PROXY as Fastify's `trustProxy` option. */
+export function trustProxyOf(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^[0-9]{1,2}$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
 
 /** Parses the environment once; the first problem found is reported as one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {

@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig } from './config.js';
-import { runHerald } from './server.js';
 
 /** `npm start`: the API and the worker in one process (src/server.ts). */
 async function main() {
@@ -17,6 +16,8 @@ async function main() {
     api: config.HERALD_ROLE !== 'worker',
     worker: config.HERALD_ROLE !== 'api',
   };
+  // Loaded once the configuration is known good: a bad variable is reported without loading the whole server.
+  const { runHerald } = await import('./server.js');
   await runHerald(config, roles);
 }
 
