@@ -219,3 +219,25 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await registerApiReference(app, config.MANAGEMENT_PREFIX);
   return app;
 }
+
+/**
+ * What a worker process serves (HERALD_ROLE=worker, `herald worker`): `/healthz`, `/readyz` and `/metrics` on PORT,
+ * so the image's health check and the scraper reach it as they reach an API process.
+ */
+export async function buildStatusApp(
+  deps: Pick<AppDependencies, 'config' | 'db' | 'engine' | 'queue' | 'logStream'>,
+): Promise<FastifyInstance> {
+  const { config, queue } = deps;
+  const app = Fastify({ logger: loggerOptions(config.LOG_LEVEL, deps.logStream), genReqId: () => newUlid() });
+  app.decorate('config', config);
+  app.decorate('db', deps.db);
+  app.decorate('engine', deps.engine);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  app.setErrorHandler(errorHandler);
+  await app.register(healthRoutes);
+  await app.register(metricsRoutes, {
+    token: config.METRICS_TOKEN,
+    readQueues: queue ? () => queue.readings(deps.db) : undefined,
+  });
+  return app;
+}

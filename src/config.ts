@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { readFileSync } from 'node:fs';
 
 const Integer = (options: { default?: number; minimum: number; maximum: number }) => Type.Integer(options);
 
@@ -98,6 +99,9 @@ const userOf = (url: string) => {
   }
 };
 
+/** Variables that may also be given as a file (`SECRET_KEY_FILE=/run/secrets/herald_secret_key`). */
+export const FILE_VARIABLES = ['SECRET_KEY', 'DATABASE_URL', 'SEGMENT_DATABASE_URL', 'METRICS_TOKEN'] as const;
+
 /** TRUST_PROXY as Fastify's `trustProxy` option. */
 export function trustProxyOf(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (value === 'true' || value === 'false') return value === 'true';
@@ -118,6 +122,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   for (const name of known) {
     const raw = env[name];
     if (raw !== undefined && raw !== '') input[name] = raw;
+  }
+  // A Docker or Kubernetes secret: NAME_FILE holds the path of a file whose content is the value.
+  for (const name of FILE_VARIABLES) {
+    const path = env[`${name}_FILE`];
+    if (!path) continue;
+    if (input[name] !== undefined)
+      throw new ConfigError(`Invalid configuration: set ${name} or ${name}_FILE, not both`);
+    try {
+      input[name] = readFileSync(path, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration: ${name}_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input));
   const firstError = Value.Errors(ConfigSchema, converted).First();
