@@ -25,7 +25,10 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRouteOptions> = asy
         operationId: 'metrics',
         summary: 'Prometheus metrics (Bearer METRICS_TOKEN when set)',
         response: {
-          200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }),
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
           ...fullErrors(401),
         },
       },
