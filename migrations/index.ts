@@ -19,6 +19,7 @@ import * as invokedWorkflows from './2026-11-26T81-invoked-workflows.js';
 import * as broadcasts from './2026-11-26T90-broadcasts.js';
 import * as templateApprovals from './2026-11-26T91-template-approvals.js';
 import * as runTraces from './2026-11-27T40-run-traces.js';
+import * as heraldSettings from './2026-11-27T60-herald-settings.js';
 
 /** Every migration, by name; names sort in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T90-broadcasts': broadcasts,
   '2026-11-26T91-template-approvals': templateApprovals,
   '2026-11-27T40-run-traces': runTraces,
+  '2026-11-27T60-herald-settings': heraldSettings,
 };

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.js';
+import { trustProxyOf, type Config } from './config.js';
 import type { Db, Engine } from './db/database.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import { CredentialCache } from './auth/credential-cache.js';
@@ -11,6 +11,7 @@ import { errorHandler, HttpError, sendError, type ErrorShape } from './errors.js
 import { loggerOptions, RequestLogController } from './logger.js';
 import { sharedSchemas } from './schemas/index.js';
 import { healthRoutes } from './http/health.js';
+import { metricsRoutes } from './http/metrics.js';
 import { trackAllowedMethods } from './http/method-not-allowed.js';
 import { registerApiReference, registerOpenApi } from './http/openapi.js';
 import { registerConsole } from './http/console.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 },
     requestIdHeader: 'x-request-id',
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     logController: new RequestLogController(),
     genReqId: () => newUlid(),
     ajv: { customOptions: { ...AJV_OPTIONS } },
@@ -197,6 +199,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await registerRateLimit(app, { max: config.RATE_LIMIT_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS });
   documentFrameworkErrors(app, { rateLimited: config.RATE_LIMIT_MAX > 0 });
   await app.register(healthRoutes);
+  const { queue } = deps;
+  await app.register(metricsRoutes, {
+    token: config.METRICS_TOKEN,
+    readQueues: queue ? () => queue.readings(deps.db) : undefined,
+  });
   await app.register(baseTree);
   await app.register(feedTree);
   await app.register(preferencePageRoutes);
@@ -214,5 +221,27 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(jsonSchemaRoutes, { prefix: config.MANAGEMENT_PREFIX });
   await registerApiReference(app, config.MANAGEMENT_PREFIX);
   await registerConsole(app, config.MANAGEMENT_PREFIX);
+  return app;
+}
+
+/**
+ * What a worker process serves (HERALD_ROLE=worker, `herald worker`): `/healthz`, `/readyz` and `/metrics` on PORT,
+ * so the image's health check and the scraper reach it as they reach an API process.
+ */
+export async function buildStatusApp(
+  deps: Pick<AppDependencies, 'config' | 'db' | 'engine' | 'queue' | 'logStream'>,
+): Promise<FastifyInstance> {
+  const { config, queue } = deps;
+  const app = Fastify({ logger: loggerOptions(config.LOG_LEVEL, deps.logStream), genReqId: () => newUlid() });
+  app.decorate('config', config);
+  app.decorate('db', deps.db);
+  app.decorate('engine', deps.engine);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  app.setErrorHandler(errorHandler);
+  await app.register(healthRoutes);
+  await app.register(metricsRoutes, {
+    token: config.METRICS_TOKEN,
+    readQueues: queue ? () => queue.readings(deps.db) : undefined,
+  });
   return app;
 }

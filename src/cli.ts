@@ -10,10 +10,15 @@ import { createServiceToken } from './repositories/service-tokens.js';
 import { findWorkspaceBySlug, listWorkspaces } from './repositories/workspaces.js';
 import { iso } from './schemas/common.js';
 import { runHerald } from './server.js';
+import { doctor, migrationStatus, withDatabase } from './doctor.js';
+import { readFileSync } from 'node:fs';
 
 const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or embedded storage in DATA_DIR)
 
+  herald --version                                 the version of this build
+  herald doctor                                    database, migrations, secret key, segment role, vendors reachable
   herald migrate                                   apply pending migrations
+  herald migrate --status                          applied and pending migrations (applies nothing)
   herald bootstrap --workspace <slug> [--actor-name N --actor-email E]
                                                    workspace (created if missing) + service token + API key
   herald workspace create <slug> [--name N]        a workspace with its default tenant and key pair
@@ -35,7 +40,44 @@ const options = {
   'actor-name': { type: 'string' },
   'actor-email': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  status: { type: 'boolean' },
 } as const;
+
+/** package.json's version: beside dist/ (../../ from dist/src/cli.js) or the sources (../ from src/cli.ts). */
+function heraldVersion(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (manifest.name === 'herald' && manifest.version) return manifest.version;
+    } catch {
+      // not there: the other layout
+    }
+  }
+  return 'unknown';
+}
+
+/** Read-only commands: they open the database without migrating it (src/doctor.ts). Exit 1 when a check fails. */
+async function inspect(command: 'doctor' | 'status', flags: Flags): Promise<number> {
+  const config = loadConfig(process.env);
+  if (command === 'status') {
+    const migrations = await withDatabase(config, migrationStatus);
+    const pending = migrations.filter((m) => m.applied_at === null).length;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ pending, migrations })}\n`);
+    else
+      for (const m of migrations)
+        process.stdout.write(`${m.applied_at ? `applied ${m.applied_at}` : 'pending'}  ${m.name}\n`);
+    return 0;
+  }
+  const checks = await doctor(config);
+  const ok = checks.every((c) => c.ok);
+  if (flags.json) process.stdout.write(`${JSON.stringify({ ok, checks })}\n`);
+  else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}: ${c.detail}\n`);
+  return ok ? 0 : 1;
+}
 
 type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
 
@@ -141,6 +183,28 @@ async function main(argv: string[]): Promise<number | undefined> {
       return undefined;
     } catch (error) {
       process.stderr.write(`herald: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
+  if (flags.version) {
+    process.stdout.write(
+      flags.json ? `${JSON.stringify({ version: heraldVersion() })}\n` : `herald ${heraldVersion()}\n`,
+    );
+    return 0;
+  }
+  const readOnly =
+    positionals.join(' ') === 'doctor'
+      ? 'doctor'
+      : positionals.join(' ') === 'migrate' && flags.status
+        ? 'status'
+        : undefined;
+  if (readOnly) {
+    try {
+      return await inspect(readOnly, flags);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+      process.stderr.write(`herald: ${message}\n`);
       return 1;
     }
   }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { readFileSync } from 'node:fs';
 
 const Integer = (options: { default?: number; minimum: number; maximum: number }) => Type.Integer(options);
 
@@ -63,6 +64,13 @@ export const ConfigSchema = Type.Object({
   OUTBOUND_ALLOWED_HOSTS: Type.String({ default: '', maxLength: 10_000 }),
   /** Jobs per queue a worker process runs at once. */
   WORKER_CONCURRENCY: Integer({ default: 4, minimum: 1, maximum: 64 }),
+  /** When set, `GET /metrics` wants `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md). */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /**
+   * Behind a load balancer or reverse proxy: `true` (trust every hop), a number of hops, or a comma-separated
+   * list of proxy addresses and CIDR ranges; client addresses (rate limits, logs) then come from X-Forwarded-For.
+   */
+  TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f:./, ]+)$' }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -93,6 +101,22 @@ const userOf = (url: string) => {
   }
 };
 
+/** Variables that may also be given as a file (`SECRET_KEY_FILE=/run/secrets/herald_secret_key`). */
+export const FILE_VARIABLES = ['SECRET_KEY', 'DATABASE_URL', 'SEGMENT_DATABASE_URL', 'METRICS_TOKEN'] as const;
+
+/** TRUST_PROXY as Fastify's `trustProxy` option. */
+export function trustProxyOf(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^[0-9]{1,2}$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 /** Parses the environment once; the first problem found is reported as one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const known = Object.keys(ConfigSchema.properties);
@@ -100,6 +124,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   for (const name of known) {
     const raw = env[name];
     if (raw !== undefined && raw !== '') input[name] = raw;
+  }
+  // A Docker or Kubernetes secret: NAME_FILE holds the path of a file whose content is the value.
+  for (const name of FILE_VARIABLES) {
+    const path = env[`${name}_FILE`];
+    if (!path) continue;
+    if (input[name] !== undefined)
+      throw new ConfigError(`Invalid configuration: set ${name} or ${name}_FILE, not both`);
+    try {
+      input[name] = readFileSync(path, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration: ${name}_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
   }
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input));
   const firstError = Value.Errors(ConfigSchema, converted).First();

@@ -1,7 +1,6 @@
 // First: refuses an older Node.js before anything else of Herald's runs.
 import './node-version.js';
 import { ConfigError, loadConfig } from './config.js';
-import { runHerald } from './server.js';
 
 /** `npm start`: the API and the worker in one process (src/server.ts). */
 async function main() {
@@ -19,6 +18,8 @@ async function main() {
     api: config.HERALD_ROLE !== 'worker',
     worker: config.HERALD_ROLE !== 'api',
   };
+  // Loaded once the configuration is known good: a bad variable is reported without loading the whole server.
+  const { runHerald } = await import('./server.js');
   await runHerald(config, roles);
 }
 

@@ -1,4 +1,4 @@
-import { buildApp } from './app.js';
+import { buildApp, buildStatusApp } from './app.js';
 import { outboundPolicyOf } from './channels/outbound.js';
 import { providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
@@ -80,8 +80,15 @@ export async function runHerald(config: Config, roles: Roles) {
         queue,
       })
     : undefined;
+  // A worker alone still answers health checks and scrapes on PORT.
+  const statusApp = roles.api
+    ? undefined
+    : await buildStatusApp({ config, db: database.db, engine: database.engine, queue });
   const options = loggerOptions(config.LOG_LEVEL);
-  const log = app?.log ?? pino(typeof options === 'object' ? (options as pino.LoggerOptions) : { enabled: false });
+  const log =
+    app?.log ??
+    statusApp?.log ??
+    pino(typeof options === 'object' ? (options as pino.LoggerOptions) : { enabled: false });
   const engine = roles.worker
     ? new Engine({
         db: database.db,
@@ -110,6 +117,7 @@ export async function runHerald(config: Config, roles: Roles) {
     log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests and jobs');
     try {
       await app?.close();
+      await statusApp?.close();
       await queue.stop(8000);
       await database.close();
       log.info('shut down cleanly');
@@ -132,6 +140,7 @@ export async function runHerald(config: Config, roles: Roles) {
       );
     printHowToAuthenticate(config);
   } else {
+    await statusApp!.listen({ port: config.PORT, host: config.HOST });
     log.info({ roles }, 'Herald worker started');
   }
 }

@@ -37,6 +37,13 @@ export class SecretBox {
   }
 }
 
+/**
+ * What identifies a secret key without revealing it: derived with HKDF under a label of its own (never the
+ * encryption key itself), stored by the database whose secrets the key seals (src/db/secret-key-check.ts).
+ */
+export const secretKeyFingerprint = (secretKey: string) =>
+  Buffer.from(hkdfSync('sha256', secretKey, 'herald', 'secret-key-fingerprint', 16)).toString('hex');
+
 /** Embedded storage without SECRET_KEY: one key is generated into the data folder, readable by its owner only. */
 export function loadOrCreateSecretKey(dataDir: string): string {
   const file = join(dataDir, 'secret.key');

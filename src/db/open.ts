@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { loadOrCreateSecretKey, SecretBox } from '../crypto/secret-box.js';
 import { createDatabase, type DatabaseHandle } from './database.js';
 import { migrateToLatest } from './migrate.js';
+import { checkSecretKey } from './secret-key-check.js';
 
 const isRunning = (pid: number) => {
   try {
@@ -15,7 +16,7 @@ const isRunning = (pid: number) => {
 };
 
 /** PGlite is single-process: a second process opening the same folder would corrupt it. */
-function lockDataDir(dataDir: string): () => void {
+export function lockDataDir(dataDir: string): () => void {
   const file = join(dataDir, 'herald.pid');
   if (existsSync(file)) {
     const pid = Number(readFileSync(file, 'utf8'));
@@ -52,6 +53,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   let handle = createDatabase(options);
   try {
     await migrateToLatest(handle.db);
+    await checkSecretKey(handle.db, secretKey);
     if (handle.engine === 'postgres') {
       await handle.db.destroy();
       handle = createDatabase({ ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });

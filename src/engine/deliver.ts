@@ -23,6 +23,7 @@ import { whenDatabaseAnswers } from './outage.js';
 import { deliveryQueue, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient, loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
+import { countDelivery } from '../telemetry/metrics.js';
 
 /**
  * One message to its channel (docs/spec/engine.md §4): rendered, then stored (inbox) or handed to the
@@ -199,9 +200,11 @@ async function callProvider(
   } catch (error) {
     outcome = outcomeFromNetworkError(error);
   }
+  const ms = deps.now() - startedAt;
+  countDelivery(row.channel, vendor.name, outcome.kind, ms / 1000);
   const attempt = {
     at: new Date(startedAt).toISOString(),
-    ms: deps.now() - startedAt,
+    ms,
     outcome: outcome.kind,
     ...(outcome.kind === 'sent' ? {} : { reason: outcome.reason }),
     provider_response: outcome.providerResponse ?? null,

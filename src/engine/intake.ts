@@ -1,3 +1,4 @@
+import { triggersAccepted } from '../telemetry/metrics.js';
 import type { Db, Trx } from '../db/database.js';
 import { applyUpsert } from '../domain/entity-operations.js';
 import { changeUsers } from '../services/users.js';
@@ -125,9 +126,16 @@ export function acceptTriggers(
   records: (IntakeRecord | Intake)[],
   cache?: IntakeCache,
 ): Promise<Intake[]> {
-  if (inTransaction(db)) return accept(db, db, queue, workspaceId, records, cache);
-  if (records.every(isPlain)) return accept(db, undefined, queue, workspaceId, records, cache);
-  return db.transaction().execute((trx) => accept(trx, trx, queue, workspaceId, records, cache));
+  const accepted = inTransaction(db)
+    ? accept(db, db, queue, workspaceId, records, cache)
+    : records.every(isPlain)
+      ? accept(db, undefined, queue, workspaceId, records, cache)
+      : db.transaction().execute((trx) => accept(trx, trx, queue, workspaceId, records, cache));
+  // Counted when accepted; inside a caller's transaction (an event, an invoked workflow) that is before its commit.
+  return accepted.then((results) => {
+    triggersAccepted.inc(results.filter((result) => result.ok).length);
+    return results;
+  });
 }
 
 /** `trx` is absent only for a batch of plain records, read and written on the pool. */

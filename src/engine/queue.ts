@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely';
 import { PgBoss, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
 import type { Db, Trx } from '../db/database.js';
 import { PROVIDER_CHANNELS, type ProviderChannel } from '../schemas/delivery-channels.js';
+import type { QueueReading } from '../telemetry/metrics.js';
 
 /**
  * The durable queue: pg-boss, in the same database as everything else (docs/engine.md, "The queue").
@@ -279,6 +280,32 @@ export class Queue {
   /** Aborts when this queue starts stopping: work that waits for the database gives up then. */
   get stopSignal(): AbortSignal {
     return this.stopping.signal;
+  }
+
+  /**
+   * Each queue's jobs by state, as pg-boss counted them at its last monitor pass (every
+   * QUEUE_SUPERVISE_SECONDS), and the wait of its oldest job ready to run, read now on `db` through
+   * pg-boss's job table (pg-boss reports that wait only with its persisted statistics, which we keep off).
+   */
+  async readings(db: Db): Promise<QueueReading[]> {
+    const queues = await this.boss.getQueues(ALL_QUEUES);
+    const oldest = await db.executeQuery<{ name: string; seconds: number }>(
+      CompiledQuery.raw(
+        `select name, extract(epoch from now() - min(greatest(created_on, start_after)))::float8 as seconds
+           from ${this.schema}.job where state < 'active' and start_after <= now() group by name`,
+      ),
+    );
+    const waits = new Map(oldest.rows.map((row) => [row.name, Math.max(0, Number(row.seconds))]));
+    return queues.map((queue) => ({
+      queue: queue.name,
+      states: {
+        ready: queue.readyCount,
+        deferred: queue.deferredCount,
+        active: queue.activeCount,
+        failed: queue.failedCount,
+      },
+      oldestReadySeconds: waits.get(queue.name) ?? 0,
+    }));
   }
 
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */

@@ -80,8 +80,9 @@ describe('OpenAPI', () => {
           if (authenticated && !responses.some(([status]) => status === '401'))
             problems.push(`${where}: no 401 response`);
           for (const [status, response] of responses) {
-            if (status !== '204' && !response.content?.['application/json']?.schema)
-              problems.push(`${where}: ${status} has no schema`);
+            // A text body (GET /metrics) has its schema under text/plain.
+            const content = response.content?.['application/json'] ?? response.content?.['text/plain'];
+            if (status !== '204' && !content?.schema) problems.push(`${where}: ${status} has no schema`);
           }
         }
       }

@@ -60,6 +60,8 @@ export interface CatalogueRoute {
   bodyRequired: boolean;
   /** Response schema by status (null: no body, e.g. 204). */
   responses: Map<number, JsonSchema | null>;
+  /** Statuses whose body is documented as text/plain. */
+  textResponses: Set<number>;
   /** The error body the route documents: full `{code, error_code, type, message, detail}` or short `{code, message}`. */
   /** `fail`: the trigger calls' `{status: "fail", message}` (docs/spec/engine.md §1). */
   errorShape: 'full' | 'short' | 'fail';
@@ -121,9 +123,12 @@ export async function routeCatalogue(
               required: Boolean(p.required) && p.schema.default === undefined,
             }));
         const responses = new Map<number, JsonSchema | null>();
+        const textResponses = new Set<number>();
         for (const [status, described] of Object.entries(operation.responses ?? {})) {
           const schema = described.content?.['application/json']?.schema;
           responses.set(Number(status), schema ? resolve(schema) : null);
+          // A text body (GET /metrics: Prometheus text).
+          if (described.content?.['text/plain']) textResponses.add(Number(status));
         }
         const errorSchemas = [...responses.entries()].filter(([status]) => status >= 400).map(([, schema]) => schema);
         const short = errorSchemas.some((schema) => schema?.properties && !('error_code' in schema.properties));
@@ -144,6 +149,7 @@ export async function routeCatalogue(
           body: bodySchema ? resolve(bodySchema) : undefined,
           bodyRequired: Boolean(operation.requestBody?.required),
           responses,
+          textResponses,
           errorShape: fail ? 'fail' : short ? 'short' : 'full',
           label: `${method.toUpperCase()} ${fullPath}`,
         });
@@ -175,6 +181,10 @@ export function problemWith(route: CatalogueRoute, answer: Answer): string | und
   const { statusCode } = answer;
   if (statusCode >= 500) return `${statusCode}: ${answer.body.slice(0, 500)}`;
   if (!route.responses.has(statusCode)) return `undocumented status ${statusCode}: ${answer.body.slice(0, 300)}`;
+  if (route.textResponses.has(statusCode))
+    return /^text\/plain\b/.test(String(answer.headers['content-type'] ?? ''))
+      ? undefined
+      : `${statusCode} is documented as text/plain, got ${answer.headers['content-type']}`;
   const schema = route.responses.get(statusCode)!;
   if (schema === null)
     return answer.body === '' ? undefined : `${statusCode} documented without a body, got ${answer.body.slice(0, 200)}`;
