@@ -3,7 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
-import { legacySmartNode, MAX_RECORDS, RecordError, readRecipient, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
+import {
+  boundedTriggerAt,
+  legacySmartNode,
+  MAX_RECORDS,
+  RecordError,
+  readRecipient,
+  TRIGGER_BODY_LIMIT,
+} from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import {
@@ -34,8 +41,7 @@ function readLegacy(value: unknown, at: string): IntakeRecord | Intake {
       throw new RecordError(`${prefix}users must hold users {distinct_id, …}`);
     const nodes: unknown[] = [];
     if (body.trigger_at !== undefined) {
-      if (Number.isNaN(Date.parse(body.trigger_at)))
-        throw new RecordError(`${prefix}trigger_at must be an ISO 8601 date-time`);
+      boundedTriggerAt(body.trigger_at, Date.now(), `${prefix}trigger_at`);
       nodes.push({
         name: 'wait',
         node_type: 'delay',
