@@ -1,4 +1,4 @@
-import { fetchGuarded } from '../../channels/outbound.js';
+import { fetchGuarded, HTTP_NODE_ANSWER_LIMIT, readAnswerWithin } from '../../channels/outbound.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import type { NodeHandler } from './types.js';
@@ -73,9 +73,11 @@ export const httpapiWebhook: NodeHandler = async (context) => {
         { method, headers, body, signal: AbortSignal.timeout(timeoutMs) },
         context.outbound,
       );
-      const text = await response.text();
-      if (!response.ok)
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
         throw new Error(`httpapi_webhook ${context.nodeRef}: ${url.origin} answered ${response.status}`);
+      }
+      const text = await readAnswerWithin(response, HTTP_NODE_ANSWER_LIMIT, url.origin);
       let output: unknown = text;
       try {
         output = JSON.parse(text);
