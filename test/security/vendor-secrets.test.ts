@@ -72,4 +72,20 @@ describe("a webhook vendor's headers", () => {
     expect(request.headers['x-api-key']).toBe(apiKey);
     expect(request.headers['x-tenant']).toBe('globex');
   });
+
+  it('take timeout_ms as every vendor does (docs/channels.md), within its bounds', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const client = configClient(t, ws);
+    const vendor = (timeout_ms: number) => ({
+      channel: 'sms',
+      provider: 'webhook',
+      config: { url: `${peer.url}/hook`, secret: 'whsec-0123456789abcdef', timeout_ms },
+    });
+    const accepted = await client.inject('POST', '/vendor/', vendor(5000));
+    expect(accepted.statusCode, accepted.body).toBe(201);
+    expect(accepted.json().config.timeout_ms).toBe(5000);
+    const refused = await client.inject('POST', '/vendor/', vendor(10));
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(/^config\.timeout_ms /);
+  });
 });
