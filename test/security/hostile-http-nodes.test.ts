@@ -96,4 +96,29 @@ describe('an HTTP node answered with more than it reads', () => {
     expect(String((run.data as { answer: { blob: string } }).answer.blob)).toHaveLength(size - 12);
     expect(sent).toHaveLength(1);
   }, 120_000);
+
+  it('a header value filled from data with CR/LF is refused by name, and the value never reaches the log', async () => {
+    const ws = await engineWorkspace(t);
+    const marker = `injected-${Date.now()}`;
+    await liveWorkflow(t, ws, 'crlf-header', [
+      node('httpapi_webhook', {
+        url: `${base}/stream?size=20`,
+        headers: [{ key: '"x-note"', value: '.note' }],
+      }),
+    ]);
+    const response = await trigger(t, ws, {
+      workflow: 'crlf-header',
+      recipients: ['crlf'],
+      data: { note: `ok\r\nx-evil: ${marker}` },
+    });
+    expect(response.statusCode).toBe(202);
+    const logged = () =>
+      t().logs.map((line) => `${JSON.stringify(line)} ${line.err instanceof Error ? line.err.message : ''}`);
+    await waitFor(
+      async () => logged().some((line) => line.includes('header "x-note" holds a line break')),
+      60_000,
+      'the refusal to be logged',
+    );
+    expect(logged().join('\n')).not.toContain(marker);
+  }, 120_000);
 });

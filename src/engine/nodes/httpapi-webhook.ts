@@ -68,6 +68,13 @@ export const httpapiWebhook: NodeHandler = async (context) => {
   return {
     kind: 'call',
     perform: async () => {
+      // A value filled from data may hold a line break, which fetch refuses with the value in its message:
+      // refused here by name only, so that the data never reaches the log (issue 25).
+      for (const [name, value] of Object.entries(headers))
+        if (/[\r\n\0]/.test(value) || /[\r\n\0]/.test(name))
+          throw new Error(
+            `httpapi_webhook ${context.nodeRef}: header ${JSON.stringify(name.replace(/[\r\n\0]/g, ' '))} holds a line break`,
+          );
       const response = await fetchGuarded(
         url.href,
         { method, headers, body, signal: AbortSignal.timeout(timeoutMs) },
