@@ -38,9 +38,20 @@ export function censorCredentials(value: unknown, depth = 0): unknown {
   return copy ?? value;
 }
 
-/** The legacy trigger path carries the workspace key (`/{workspace_key}/trigger/`): logged without it. */
-const KEY_IN_PATH = /^\/[^/?]+\/(trigger|broadcast)\//;
-const loggedUrl = (url: string) => url.replace(KEY_IN_PATH, '/[workspace_key]/$1/');
+/**
+ * The legacy trigger and broadcast paths carry the workspace key (`/{workspace_key}/trigger/`): logged
+ * without it. Told by the route the request matched (with or without the trailing slash, with a
+ * query string), and by the path's shape before routing or when no route matched.
+ */
+const KEY_IN_PATH = /^\/[^/?]+\/(trigger|broadcast)(?=[/?]|$)/i;
+const FIRST_SEGMENT = /^\/[^/?]*/;
+const KEY_PARAM = ':workspace_key';
+/** A workspace key by its shape (`randomToken('wsk_', …)`, src/repositories/workspace-keys.ts), wherever a path that matched no route put it. */
+const KEY_SHAPED = /\bwsk_[A-Za-z0-9_-]+/g;
+const loggedUrl = (url: string, route: string | undefined) =>
+  route?.startsWith(`/${KEY_PARAM}`)
+    ? url.replace(FIRST_SEGMENT, '/[workspace_key]')
+    : url.replace(KEY_IN_PATH, '/[workspace_key]/$1').replace(KEY_SHAPED, '[workspace_key]');
 
 /**
  * What a log line says of a request: its method, URL (without a key in the path), host and the
@@ -53,10 +64,12 @@ function serializeRequest(request: unknown): Record<string, unknown> {
   if (request === null || typeof request !== 'object') return { value: request };
   const prototype = Object.getPrototypeOf(request);
   if (prototype === Object.prototype || prototype === null) return request as Record<string, unknown>;
-  const { method, url, host, ip } = request as Partial<Pick<FastifyRequest, 'method' | 'url' | 'host' | 'ip'>>;
+  const { method, url, host, ip, routeOptions } = request as Partial<
+    Pick<FastifyRequest, 'method' | 'url' | 'host' | 'ip' | 'routeOptions'>
+  >;
   return {
     method: typeof method === 'string' ? method : undefined,
-    url: typeof url === 'string' ? loggedUrl(url) : undefined,
+    url: typeof url === 'string' ? loggedUrl(url, routeOptions?.url) : undefined,
     host: typeof host === 'string' ? host : undefined,
     remoteAddress: typeof ip === 'string' ? ip : undefined,
   };

@@ -4,6 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
 import {
+  boundedTriggerAt,
   checkWith,
   legacySmartNode,
   MAX_RECORDS,
@@ -38,8 +39,7 @@ function readLegacy(value: unknown, at: string): IntakeRecord | Intake {
       throw new RecordError(`${prefix}users must hold users {distinct_id, …}`);
     const nodes: unknown[] = [];
     if (body.trigger_at !== undefined) {
-      if (Number.isNaN(Date.parse(body.trigger_at)))
-        throw new RecordError(`${prefix}trigger_at must be an ISO 8601 date-time`);
+      boundedTriggerAt(body.trigger_at, Date.now(), `${prefix}trigger_at`);
       nodes.push({
         name: 'wait',
         node_type: 'delay',

@@ -125,6 +125,44 @@ export function addressRefusal(address: string, policy: OutboundPolicy): string 
 }
 
 /** The error a refused destination fails its request with (its code tells it from a network failure). */
+/**
+ * The most a workflow HTTP node reads of an answer (ours): its JSON joins the run's data, kept whole.
+ * A 150 MB answer once held the event loop for seconds and was stored with the run (issue 25).
+ */
+export const HTTP_NODE_ANSWER_LIMIT = 1024 * 1024;
+
+/** An answer larger than its reader takes: refused, as a destination is, and never retried. */
+export class AnswerTooLarge extends Error {
+  readonly code = 'EANSWER_TOO_LARGE';
+  constructor(origin: string, limit: number) {
+    super(`the answer of ${origin} is larger than ${limit} bytes; it is refused`);
+  }
+}
+
+/** An answer's body as text, read no further than `limit` bytes: past it, the read stops and AnswerTooLarge is thrown. */
+export async function readAnswerWithin(response: Response, limit: number, origin: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new AnswerTooLarge(origin, limit);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new AnswerTooLarge(origin, limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export class DestinationRefused extends Error {
   readonly code = 'EDESTINATION_REFUSED';
   constructor(reason: string) {

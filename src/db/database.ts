@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect, type LogEvent, type Transaction } from 'kysely
 import pg from 'pg';
 import type { Database } from './types.js';
 import { GuardedClient } from './guarded-client.js';
-import { HeraldPGliteDialect } from './pglite-dialect.js';
+import { guardParameterCount, HeraldPGliteDialect } from './pglite-dialect.js';
 
 /** Any handle: the pool, or a transaction (a read may run on either). */
 export type Db = Kysely<Database>;
@@ -47,6 +47,8 @@ const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 /** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
 const toNumber = (value: string) => Number(value);
+
+export { MAX_BIND_PARAMETERS } from './bind-limit.js';
 
 /** At most this many statements get a name; each connection then holds at most this many plans. */
 export const PREPARED_STATEMENT_LIMIT = 200;
@@ -136,7 +138,7 @@ function embeddedDialect(options: DatabaseOptions) {
     parsers: { [INT8_OID]: toNumber, [NUMERIC_OID]: toNumber },
     loadDataDir: options.loadDataDir,
   });
-  return new HeraldPGliteDialect(pglite);
+  return new HeraldPGliteDialect(guardParameterCount(pglite));
 }
 
 export function createDatabase(options: DatabaseOptions): DatabaseHandle {

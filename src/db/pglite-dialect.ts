@@ -11,6 +11,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { assertBindable } from './bind-limit.js';
 
 /**
  * Kysely over one embedded PGlite, with transactions run by `pglite.transaction()`.
@@ -23,6 +24,20 @@ import {
  */
 
 const ROLLBACK = Symbol('rollback');
+
+/**
+ * The embedded database with every statement sent straight to it (the durable queue's) refused
+ * when it binds more parameters than PGlite parses in step (src/db/bind-limit.ts); Kysely's go
+ * through PGliteConnection, which checks them too (a transaction's statements bypass `query`).
+ */
+export function guardParameterCount(pglite: PGlite): PGlite {
+  const query = pglite.query.bind(pglite);
+  pglite.query = (async (text: string, parameters?: unknown[], options?: unknown) => {
+    assertBindable(parameters);
+    return query(text, parameters, options as Parameters<typeof query>[2]);
+  }) as typeof pglite.query;
+  return pglite;
+}
 
 /**
  * What `pglite.transaction()` sent, reported through Kysely's query log as the pg driver reports
@@ -44,6 +59,7 @@ class PGliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (alreadySent.has(compiled)) return { rows: [] };
+    assertBindable(compiled.parameters);
     const client = this.tx ?? this.pglite;
     const result = await client.query<R>(compiled.sql, [...compiled.parameters]);
     return result.affectedRows

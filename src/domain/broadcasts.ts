@@ -38,15 +38,21 @@ export const isBroadcastSlug = (slug: string) => slug.startsWith(BROADCAST_SLUG_
 export const MAX_BROADCAST_WAIT_DAYS = 366;
 const MAX_WAIT_MS = MAX_BROADCAST_WAIT_DAYS * 86_400_000;
 
+/**
+ * A `trigger_at` (a broadcast's, a legacy trigger's) as a date, undefined when not ahead of now.
+ * Throws RecordError naming `field` when it is no date or further ahead than MAX_BROADCAST_WAIT_DAYS:
+ * a date in year +275760 was once accepted and failed every attempt to wait for it (issue 25).
+ */
+export function boundedTriggerAt(value: string, now: number, field: string): Date | undefined {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw new RecordError(`${field} must be an ISO 8601 date-time`);
+  if (at - now > MAX_WAIT_MS) throw new RecordError(`${field} must be at most ${MAX_BROADCAST_WAIT_DAYS} days ahead`);
+  return at > now ? new Date(at) : undefined;
+}
+
 /** When the broadcast starts: `trigger_at` wins over `delay`; undefined is now. Throws RecordError naming the field. */
 export function broadcastStart(body: Pick<BroadcastBody, 'delay' | 'trigger_at'>, now: number): Date | undefined {
-  if (body.trigger_at !== undefined) {
-    const at = Date.parse(body.trigger_at);
-    if (Number.isNaN(at)) throw new RecordError('trigger_at must be an ISO 8601 date-time');
-    if (at - now > MAX_WAIT_MS)
-      throw new RecordError(`trigger_at must be at most ${MAX_BROADCAST_WAIT_DAYS} days ahead`);
-    return at > now ? new Date(at) : undefined;
-  }
+  if (body.trigger_at !== undefined) return boundedTriggerAt(body.trigger_at, now, 'trigger_at');
   if (body.delay !== undefined) {
     const ms = parseDuration(body.delay);
     if (ms === undefined) throw new RecordError('delay must be a duration like 1d2h30m10s or a number of seconds');

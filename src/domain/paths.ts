@@ -13,13 +13,16 @@ export interface Namespaces {
   $workflow: Record<string, unknown>;
 }
 
-/** Follows a dotted path (`a.b.0.c`) into a value; undefined when any step is missing. */
+/**
+ * Follows a dotted path (`a.b.0.c`) into a value; undefined when any step is missing. Own members
+ * only: `constructor` or `toString` of plain data are not data (issue 25).
+ */
 export function readPath(root: unknown, path: string): unknown {
   if (path === '') return root;
   let current: unknown = root;
   for (const key of path.split('.')) {
     if (Array.isArray(current) && /^\d+$/.test(key)) current = current[Number(key)];
-    else if (isObject(current)) current = current[key];
+    else if (isObject(current) && Object.hasOwn(current, key)) current = current[key];
     else return undefined;
   }
   return current;

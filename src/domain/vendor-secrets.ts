@@ -13,7 +13,43 @@ const PROVIDER_SECRET_KEYS: Record<string, string[]> = { incoming_webhook: ['url
 const secretTest = (provider: string) => (key: string) =>
   SECRET_CONFIG_KEYS.includes(key) || (PROVIDER_SECRET_KEYS[provider] ?? []).includes(key);
 
-/** Seals each secret key; a secret sent as the mask keeps the value `previous` holds (a PATCH of a read body). */
+/**
+ * Config maps whose every value may be a secret: a webhook's extra headers carry `authorization`
+ * and API keys (issue 25), so each value is sealed and masked, the header names stay readable.
+ */
+const PROVIDER_SECRET_MAPS: Record<string, string[]> = { webhook: ['headers'] };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const secretMapTest = (provider: string) => (key: string) => (PROVIDER_SECRET_MAPS[provider] ?? []).includes(key);
+
+const seal = (value: unknown, box: Sealer) => ({
+  $sealed: box.encrypt(typeof value === 'string' ? value : JSON.stringify(value)),
+});
+
+/**
+ * A change of config over the stored one (opened): a secret sent as the mask keeps its stored value,
+ * and so does an entry of a secret map sent as the mask (a PATCH of a read body).
+ */
+export function mergeConfig(provider: string, previous: Record<string, unknown>, change: Record<string, unknown>) {
+  const isMap = secretMapTest(provider);
+  const merged: Record<string, unknown> = { ...previous };
+  for (const [key, value] of Object.entries(change)) {
+    if (value === MASK) continue;
+    const before = previous[key];
+    merged[key] =
+      isMap(key) && isPlainObject(value)
+        ? Object.fromEntries(
+            Object.entries(value).flatMap(([name, entry]) =>
+              entry !== MASK ? [[name, entry]] : isPlainObject(before) && name in before ? [[name, before[name]]] : [],
+            ),
+          )
+        : value;
+  }
+  return merged;
+}
+
+/** Seals each secret key and each value of a secret map; a secret sent as the mask keeps the value `previous` holds. */
 export function sealConfig(
   provider: string,
   config: Record<string, unknown>,
@@ -21,11 +57,14 @@ export function sealConfig(
   previous: Record<string, unknown> = {},
 ) {
   const isSecret = secretTest(provider);
+  const isMap = secretMapTest(provider);
   return Object.fromEntries(
     Object.entries(config).map(([key, value]) => {
+      if (isMap(key) && isPlainObject(value))
+        return [key, Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, seal(entry, box)]))];
       if (!isSecret(key) || value === null || value === undefined) return [key, value];
       if (value === MASK && key in previous) return [key, previous[key]];
-      return [key, { $sealed: box.encrypt(typeof value === 'string' ? value : JSON.stringify(value)) }];
+      return [key, seal(value, box)];
     }),
   );
 }
@@ -35,12 +74,28 @@ const isSealed = (value: unknown): value is { $sealed: string } =>
 
 export function maskConfig(provider: string, config: Record<string, unknown>) {
   const isSecret = secretTest(provider);
+  const isMap = secretMapTest(provider);
   return Object.fromEntries(
-    Object.entries(config).map(([key, value]) => [key, isSecret(key) && value !== null ? MASK : value]),
+    Object.entries(config).map(([key, value]) => [
+      key,
+      isMap(key) && isPlainObject(value)
+        ? Object.fromEntries(Object.keys(value).map((name) => [name, MASK]))
+        : isSecret(key) && value !== null
+          ? MASK
+          : value,
+    ]),
   );
 }
 
+const openValue = (value: unknown, box: Sealer) => (isSealed(value) ? box.decrypt(value.$sealed) : value);
+
+/** The config with every sealed value opened, a secret map's entries among them (one level down). */
 export const openConfig = (config: Record<string, unknown>, box: Sealer) =>
   Object.fromEntries(
-    Object.entries(config).map(([key, value]) => [key, isSealed(value) ? box.decrypt(value.$sealed) : value]),
+    Object.entries(config).map(([key, value]) => [
+      key,
+      isPlainObject(value) && !isSealed(value)
+        ? Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, openValue(entry, box)]))
+        : openValue(value, box),
+    ]),
   );

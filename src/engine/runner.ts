@@ -1,4 +1,4 @@
-import { DestinationRefused, type OutboundPolicy } from '../channels/outbound.js';
+import { AnswerTooLarge, DestinationRefused, type OutboundPolicy } from '../channels/outbound.js';
 import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
 import type { RunStep, StepNote } from '../domain/run-steps.js';
@@ -245,9 +245,10 @@ async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutco
     try {
       output = await current.perform();
     } catch (error) {
-      // A destination the outbound policy refuses stays refused: the run fails rather than being retried.
-      if (!(error instanceof DestinationRefused)) throw error;
-      deps.log.error({ err: error, run_id: runId }, 'outside call refused by the outbound policy; the run fails');
+      // A destination the outbound policy refuses stays refused, and so does an answer past its
+      // limit: the run fails rather than being retried.
+      if (!(error instanceof DestinationRefused) && !(error instanceof AnswerTooLarge)) throw error;
+      deps.log.error({ err: error, run_id: runId }, 'outside call refused; the run fails');
       await deps.db.transaction().execute((trx) => failCall(deps, trx, runId, current.position, error.message));
       return;
     }

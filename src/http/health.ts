@@ -33,11 +33,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const timeout = new Promise<never>((_, reject) =>
         setTimeout(() => reject(unavailable('the database is not answering')), 2000).unref(),
       );
+      let answer;
       try {
-        await Promise.race([sql`select 1`.execute(app.db), timeout]);
+        answer = await Promise.race([sql<{ ready: number }>`select 1 as ready`.execute(app.db), timeout]);
       } catch {
         throw unavailable('the database is not answering');
       }
+      // A connection out of step with its engine answers every statement with no rows (issue 25):
+      // not ready, so that an orchestrator restarts the process.
+      if (answer.rows[0]?.ready !== 1) throw unavailable('the database answers out of step; restart the process');
       return { status: 'ready' };
     },
   );

@@ -12,5 +12,5 @@ export {
   TRIGGER_BODY_LIMIT,
 } from '../domain/trigger-records.js';
 export { cancelExecutions } from '../repositories/executions.js';
-export { readBroadcast } from '../domain/broadcasts.js';
+export { boundedTriggerAt, readBroadcast } from '../domain/broadcasts.js';
 export { legacySmartNode } from '../domain/legacy-workflows.js';

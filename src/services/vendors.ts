@@ -2,11 +2,10 @@ import { Value } from '@sinclair/typebox/value';
 import type { DeliveryChannel, DeliveryOutcome, DeliveryRequest, SendContext } from '../channels/provider.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
-import { openConfig, sealConfig, type Sealer } from '../domain/vendor-secrets.js';
+import { mergeConfig, openConfig, sealConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { badRequest, notFound } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { clearDefault, findVendor, insertVendor, updateVendor } from '../repositories/vendors.js';
-import { MASK } from '../schemas/vendors.js';
 
 export { providers } from '../channels/registry.js';
 export { deleteVendor, findVendor, listVendors } from '../repositories/vendors.js';
@@ -79,8 +78,7 @@ export async function changeVendor(
   let config: Record<string, unknown> | undefined;
   if (input.config) {
     const previous = openConfig(row.config, box);
-    const merged: Record<string, unknown> = { ...previous };
-    for (const [key, value] of Object.entries(input.config)) if (value !== MASK) merged[key] = value;
+    const merged = mergeConfig(row.provider, previous, input.config);
     checkConfig(registry, row.provider, row.channel, merged);
     config = sealConfig(row.provider, merged, box);
   }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
+import { createDatabase, type DatabaseHandle, type Db, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
@@ -20,8 +20,8 @@ export interface TestApp {
   pglite: AppDependencies['pglite'];
   config: Config;
   secretBox: SecretBox;
-  /** SQL statements sent since the last `queries.reset()`. */
-  queries: { count: number; sql: string[]; reset(): void };
+  /** SQL statements sent since the last `queries.reset()`; `maxParameters`: the most any of them bound. */
+  queries: { count: number; sql: string[]; maxParameters: number; reset(): void };
   /** Every log line the app wrote, parsed. */
   logs: Record<string, unknown>[];
   /** The durable queue and worker, when built with `engine` (test/support/engine.ts). */
@@ -64,9 +64,11 @@ export async function buildTestApp(
   const queries = {
     count: 0,
     sql: [] as string[],
+    maxParameters: 0,
     reset() {
       this.count = 0;
       this.sql = [];
+      this.maxParameters = 0;
     },
   };
   const handle = createDatabase({
@@ -79,6 +81,7 @@ export async function buildTestApp(
     onQuery: (event) => {
       queries.count += 1;
       queries.sql.push(event.query.sql);
+      queries.maxParameters = Math.max(queries.maxParameters, event.query.parameters.length);
     },
   });
   const { db, engine } = handle;

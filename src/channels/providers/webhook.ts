@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { outcomeFromHttpStatus, type DeliveryRequest, type Provider, type VendorConfig } from '../provider.js';
 import { PROVIDER_CHANNELS } from '../../schemas/delivery-channels.js';
-import { attemptDeadline, timeoutOf, withoutSecrets } from './shared.js';
+import { attemptDeadline, timeoutOf, TimeoutMsSchema, withoutSecrets } from './shared.js';
 
 /**
  * The `webhook` provider (docs/spec/engine.md §7): any channel, delivered as a signed JSON POST to
@@ -18,8 +18,11 @@ const ConfigSchema = Type.Object(
     url: Type.String({ pattern: '^https?://', maxLength: 2048, description: 'where messages are POSTed' }),
     secret: Type.String({ minLength: 16, maxLength: 512, description: 'the HMAC-SHA256 signing secret' }),
     headers: Type.Optional(
-      Type.Record(Type.String(), Type.String(), { description: 'extra headers sent as they are' }),
+      Type.Record(Type.String(), Type.String(), {
+        description: 'extra headers sent as they are; each value is a secret (sealed at rest, masked on reads)',
+      }),
     ),
+    timeout_ms: TimeoutMsSchema,
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,4 @@
-import { fetchGuarded } from '../../channels/outbound.js';
+import { fetchGuarded, HTTP_NODE_ANSWER_LIMIT, readAnswerWithin } from '../../channels/outbound.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import type { NodeHandler } from './types.js';
@@ -68,14 +68,23 @@ export const httpapiWebhook: NodeHandler = async (context) => {
   return {
     kind: 'call',
     perform: async () => {
+      // A value filled from data may hold a line break, which fetch refuses with the value in its message:
+      // refused here by name only, so that the data never reaches the log (issue 25).
+      for (const [name, value] of Object.entries(headers))
+        if (/[\r\n\0]/.test(value) || /[\r\n\0]/.test(name))
+          throw new Error(
+            `httpapi_webhook ${context.nodeRef}: header ${JSON.stringify(name.replace(/[\r\n\0]/g, ' '))} holds a line break`,
+          );
       const response = await fetchGuarded(
         url.href,
         { method, headers, body, signal: AbortSignal.timeout(timeoutMs) },
         context.outbound,
       );
-      const text = await response.text();
-      if (!response.ok)
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
         throw new Error(`httpapi_webhook ${context.nodeRef}: ${url.origin} answered ${response.status}`);
+      }
+      const text = await readAnswerWithin(response, HTTP_NODE_ANSWER_LIMIT, url.origin);
       let output: unknown = text;
       try {
         output = JSON.parse(text);
