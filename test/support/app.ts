@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase, type DatabaseHandle, type Db, type Engine } from '../../src/db/database.js';
+import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
