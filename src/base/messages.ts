@@ -31,7 +31,8 @@ export const messageReadRoutes =
           summary: 'List messages, oldest first or with ?order=desc newest first (cursor pagination), with filters',
           params: surfaceParams(surface, {}),
           querystring: MessageListQuerySchema,
-          response: { 200: cursorList(ref(MessageSchema)), ...fullErrors(400, 401) },
+          // The management twin also answers 404 for an unknown workspace slug.
+          response: { 200: cursorList(ref(MessageSchema)), ...fullErrors(400, 401, 404) },
         },
       },
       async (request) => {

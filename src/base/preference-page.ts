@@ -7,6 +7,7 @@ import {
   presentPreferencePage,
   presentUnsubscribePage,
 } from '../presenters/preference-page.js';
+import { fullErrors } from '../schemas/common.js';
 import { findCategory, readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
 
 const TokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1000 }) });
@@ -44,7 +45,9 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     summary,
     params: TokenParamsSchema,
     ...(body ? { body } : {}),
-    response: { 200: Html, 400: Html, 404: Html },
+    // The pages are HTML; a body the app's parsers refuse before the handler (malformed, too deep)
+    // is answered as every route answers it, in the full JSON error shape.
+    response: { 200: Html, 404: Html, ...fullErrors(400) },
   });
 
   app.get(
@@ -123,8 +126,9 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const found = link && (await preferencesOf(link));
       if (!link || !found) return html(reply, 404, presentLinkExpiredPage());
       const category = link.c ? findCategory(found.roots, link.c) : undefined;
+      // A link whose category is gone or may not be left is a link that no longer applies: the same 404 page.
       if (!category || category.default_preference === 'cant_unsubscribe')
-        return html(reply, 400, presentLinkExpiredPage());
+        return html(reply, 404, presentLinkExpiredPage());
       await app.db.transaction().execute((trx) =>
         setUserPreferences(trx, link.w, link.t, link.d, {
           categories: [{ category: category.category, preference: 'opt_out' }],

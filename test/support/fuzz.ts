@@ -301,7 +301,12 @@ export async function seedFor(
       SEEDS_PER_ROUTE,
     )) {
       const answer = await t.app.inject(request);
-      if (answer.statusCode < 300 && answer.body) known.harvest(JSON.parse(answer.body));
+      if (
+        answer.statusCode < 300 &&
+        answer.body &&
+        String(answer.headers['content-type']).startsWith('application/json')
+      )
+        known.harvest(JSON.parse(answer.body));
     }
   }
 }
@@ -313,6 +318,8 @@ export async function harvestListings(t: TestApp, routes: CatalogueRoute[], ws: 
   )) {
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(known.lookup(name)[0]));
     const answer = await t.app.inject({ method: 'GET', url: path, headers: authFor(route, ws) });
-    if (answer.statusCode === 200) known.harvest(answer.json());
+    // Only JSON answers hold identifiers (GET /metrics answers Prometheus text).
+    if (answer.statusCode === 200 && String(answer.headers['content-type']).startsWith('application/json'))
+      known.harvest(answer.json());
   }
 }

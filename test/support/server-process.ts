@@ -123,10 +123,14 @@ export function request(
   });
 }
 
-/** A worker process (`HERALD_ROLE=worker`, as `herald worker` runs): no port; ready once it says so. */
+/**
+ * A worker process (`HERALD_ROLE=worker`, as `herald worker` runs); ready once it says so. It serves
+ * its health and metrics on PORT: a port of its own (0, any free one) unless the test names one, so
+ * several workers on one machine never contend for the default.
+ */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv, startTimeoutMs = 60_000): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...env, HERALD_ROLE: 'worker' },
+    env: { PORT: '0', ...env, HERALD_ROLE: 'worker' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { output, logLines, exited } = collectOutput(child);
