@@ -8,6 +8,7 @@ import {
   inbox,
   liveWorkflow,
   messages,
+  refuseRunSaves,
   settledMessages,
   trigger,
   waitFor,
@@ -33,13 +34,7 @@ describe('a run-batch job with one failing run', () => {
     });
     expect(subscribed.statusCode).toBe(200);
     // The database refuses this subscriber's step (its saved progress), in the batch and alone, until dropped.
-    await sql`create function refuse_broken_mate() returns trigger language plpgsql as $$
-      begin
-        if new.distinct_id = 'broken-mate' then raise exception 'refused for the test'; end if;
-        return new;
-      end $$`.execute(t().db);
-    await sql`create trigger refuse_broken_mate before update on workflow_runs
-      for each row execute function refuse_broken_mate()`.execute(t().db);
+    const lift = await refuseRunSaves(t, 'broken-mate');
 
     const accepted = await trigger(t, ws, { workflow: 'page-news', recipients: [{ object_type: 'team', id: 'iso' }] });
     expect(accepted.statusCode).toBe(202);
@@ -80,8 +75,7 @@ describe('a run-batch job with one failing run', () => {
     expect(ownJob.state).not.toBe('completed');
     expect((await messages(t, ws, `?execution_id=${executionId}&limit=1000`)).meta.count).toBe(7);
 
-    await sql`drop trigger refuse_broken_mate on workflow_runs`.execute(t().db);
-    await sql`drop function refuse_broken_mate()`.execute(t().db);
+    await lift();
     // Its own job, retried, now takes the step; nobody got anything twice.
     const all = await settledMessages(t, ws, executionId, 8, 30_000);
     const users = all.filter((m) => m.recipient.$type === 'user').map((m) => m.recipient.distinct_id as string);
