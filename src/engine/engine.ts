@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
 import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
+import { jobId } from './job-ids.js';
 import { databaseBack } from './outage.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueuedJob } from './queue.js';
 import {
@@ -170,14 +171,15 @@ export class Engine {
       }
       return this.handle(QUEUES.run, (data: RunJob) => rest(data.runId))(jobs);
     });
-    // A fan-out page's runs: stepped together, else one by one. The job fails (and is retried whole:
-    // a run already moved on is not stepped again) when any of its runs fails. Two jobs per fetch, one
-    // after the other: pg-boss fetches again at once only after a full batch of more than one job.
+    // A fan-out page's runs: stepped together, else one by one. A run that fails on its own does not fail
+    // its batch-mates' job: it goes on as a run job of its own (retried, and finally failed, as any run),
+    // and the batch job completes. Two jobs per fetch, one after the other: pg-boss fetches again at
+    // once only after a full batch of more than one job.
     await queue.work<RunBatchJob>(
       QUEUES.runBatch,
       BATCH(concurrency, 2),
-      this.handle(QUEUES.runBatch, async (data, jobId) => {
-        const handled = { id: jobId };
+      this.handle(QUEUES.runBatch, async (data, batchJobId) => {
+        const handled = { id: batchJobId };
         let rest: (runId: string) => Promise<void>;
         try {
           rest = await stepRuns(
@@ -188,9 +190,28 @@ export class Engine {
           this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
           rest = (runId) => advanceRun(runner, runId, handled);
         }
-        let failure: unknown;
-        for (const runId of data.runIds) await rest(runId).catch((error: unknown) => (failure ??= error));
-        if (failure !== undefined) throw failure;
+        const failed: string[] = [];
+        for (const runId of data.runIds)
+          await rest(runId).catch((error: unknown) => {
+            this.options.log.error(
+              { err: error, queue: QUEUES.runBatch, job_id: batchJobId, run_id: runId },
+              'run of a batch failed; it goes on as a run job of its own',
+            );
+            failed.push(runId);
+          });
+        if (failed.length === 0) return;
+        // After the queue's first retry delay, as the run's own job would be retried; if this send fails,
+        // the batch job fails and is retried whole (a run already moved on is not stepped again).
+        await db.transaction().execute((trx) =>
+          queue.sendMany(
+            trx,
+            QUEUES.run,
+            failed.map((runId) => ({
+              data: { runId } satisfies RunJob,
+              options: { id: jobId('run-alone', runId, batchJobId), startAfter: 1 },
+            })),
+          ),
+        );
       }),
     );
     const delivery = {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TestApp } from '../support/app.js';
 import type { NewExecution } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
@@ -114,3 +115,23 @@ export const newExecution = (fields: Partial<NewExecution> = {}): NewExecution =
   source: 'trigger',
   ...fields,
 });
+
+/**
+ * A real fault, no mock: the database refuses every save of one recipient's runs (their step, in a
+ * batch and alone) until the returned function lifts it.
+ */
+export async function refuseRunSaves(t: () => TestApp, distinctId: string) {
+  const name = sql.id(`refuse_${distinctId.replace(/\W/g, '_')}`);
+  await sql`create function ${name}() returns trigger language plpgsql as $$
+    begin
+      if new.distinct_id = ${sql.lit(distinctId)} then raise exception 'refused for the test'; end if;
+      return new;
+    end $$`.execute(t().db);
+  await sql`create trigger ${name} before update on workflow_runs for each row execute function ${name}()`.execute(
+    t().db,
+  );
+  return async () => {
+    await sql`drop trigger ${name} on workflow_runs`.execute(t().db);
+    await sql`drop function ${name}()`.execute(t().db);
+  };
+}

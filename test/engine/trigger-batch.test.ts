@@ -16,6 +16,7 @@ import {
   liveWorkflow,
   messages,
   newExecution,
+  refuseRunSaves,
   settledMessages,
   waitFor,
 } from './helpers.js';
@@ -220,13 +221,7 @@ describe('batched trigger jobs', () => {
     const good = Array.from({ length: 4 }, (_, i) => execution(workflow.id, 'steady', [user(`s-${i}`)]));
     // The database refuses this run's step (its saved position), in the batch and in its run job.
     const broken = execution(workflow.id, 'steady', [user('broken-step')]);
-    await sql`create function refuse_broken_step() returns trigger language plpgsql as $$
-      begin
-        if new.distinct_id = 'broken-step' then raise exception 'refused for the test'; end if;
-        return new;
-      end $$`.execute(t().db);
-    await sql`create trigger refuse_broken_step before update on workflow_runs
-      for each row execute function refuse_broken_step()`.execute(t().db);
+    const lift = await refuseRunSaves(t, 'broken-step');
     const all = [good[0]!, broken, ...good.slice(1)];
     const queue = t().engineRuntime!.queue;
     await t()
@@ -252,8 +247,7 @@ describe('batched trigger jobs', () => {
     );
     expect(run.status).toBe('running');
     expect((await messages(t, ws, `?execution_id=${broken.id}`)).meta.count).toBe(0);
-    await sql`drop trigger refuse_broken_step on workflow_runs`.execute(t().db);
-    await sql`drop function refuse_broken_step()`.execute(t().db);
+    await lift();
     // Its run job, retried, now takes the step.
     expect(await settledMessages(t, ws, broken.id, 1, 20_000)).toHaveLength(1);
   });
