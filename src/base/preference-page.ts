@@ -43,6 +43,8 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     tags,
     operationId,
     summary,
+    // No key: the signed link in the path is the credential.
+    security: [],
     params: TokenParamsSchema,
     ...(body ? { body } : {}),
     // The pages are HTML; a body the app's parsers refuse before the handler (malformed, too deep)

@@ -67,7 +67,12 @@ export const EVENT_BODY_LIMIT = 800 * 1024;
 
 const EventRecordSchema = Type.Union([TrackRecordSchema, UserEditRecordSchema]);
 export const EventsBodySchema = Type.Union(
-  [EventRecordSchema, Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_USER_EDIT_RECORDS })],
+  [
+    EventRecordSchema,
+    Type.Array(EventRecordSchema, { minItems: 1, maxItems: MAX_EVENT_RECORDS }),
+    // The published schema says what the reader allows: more than 100 only when every record is a user edit.
+    Type.Array(UserEditRecordSchema, { minItems: 1, maxItems: MAX_USER_EDIT_RECORDS }),
+  ],
   {
     description:
       'One record or a list of up to 100, or up to 400 when every record is a user edit (800 KB at most); a list is accepted or rejected as a whole.',

@@ -204,7 +204,8 @@ describe('renderTemplate: the live version, for one recipient', () => {
       { channel: 'email', id: 'default', content: { subject: 'S', html: '{{unknownHelper name}}' } },
       { channel: 'sms', id: 'acme', tenant_id: 'acme', content: { text: 'x' } },
     ]);
-    expect(await renderTemplate(t().db, request(ws))).toEqual({
+    // A render failure also names its variant and place (docs/runs.md, the preview's 400).
+    expect(await renderTemplate(t().db, request(ws))).toMatchObject({
       ok: false,
       reason: 'template \'welcome\' variant email:default failed to render: Missing helper: "unknownHelper"',
     });

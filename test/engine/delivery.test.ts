@@ -38,7 +38,8 @@ describe('the delivery decision and the webhook provider', () => {
       nickname: 'hook',
       is_default: true,
       is_active: true,
-      config: { url: receiver.url, secret: '********', headers: { 'x-team': 'ops' } },
+      // Header values can hold credentials: sealed and masked like the secret (issue 25, point 3).
+      config: { url: receiver.url, secret: '********', headers: { 'x-team': '********' } },
     });
     const config = configClient(t, ws);
     expect((await config.inject('GET', `/vendor/${created.id}/`)).json().config.secret).toBe('********');
