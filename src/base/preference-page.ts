@@ -22,7 +22,8 @@ const FORM_BODY_LIMIT = 64 * 1024;
  */
 export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['preference page'];
-  // The page's form posts and RFC 8058's one-click POST (`List-Unsubscribe=One-Click`) are urlencoded.
+  // The page's form posts and RFC 8058's one-click POST (`List-Unsubscribe=One-Click`) are urlencoded,
+  // at most FORM_BODY_LIMIT; any other body meets the app's parsers and limits, as on every route.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
@@ -66,7 +67,6 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/preferences/:token',
     {
-      bodyLimit: FORM_BODY_LIMIT,
       schema: schema(
         'savePreferencePage',
         'Save the page: each shown category on when checked, off when not',
@@ -116,7 +116,6 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/unsubscribe/:token',
     {
-      bodyLimit: FORM_BODY_LIMIT,
       schema: schema(
         'unsubscribe',
         "Opts the user out of the link's category: RFC 8058's one-click POST, or the page's button",
