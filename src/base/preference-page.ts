@@ -12,7 +12,7 @@ import { findCategory, readUserPreferences, setUserPreferences } from '../servic
 
 const TokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1000 }) });
 const FormSchema = Type.Record(Type.String(), Type.String());
-const Html = { type: 'string', description: 'an HTML page' } as const;
+const Html = { content: { 'text/html': { schema: { type: 'string', description: 'an HTML page' } } } } as const;
 const FORM_BODY_LIMIT = 64 * 1024;
 
 /**

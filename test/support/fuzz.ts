@@ -265,7 +265,7 @@ export async function fuzzRoute(
         }
       } else {
         outcome.accepted += 1;
-        if (answer.body) known.harvest(JSON.parse(answer.body));
+        if (answer.body && isJson(answer.headers)) known.harvest(JSON.parse(answer.body));
       }
       before = after;
     }),
@@ -275,6 +275,10 @@ export async function fuzzRoute(
 }
 
 const SEEDS_PER_ROUTE = 20;
+
+/** Only JSON answers hold identifiers to harvest (GET /metrics answers Prometheus text, the preference pages HTML). */
+const isJson = (headers: Record<string, unknown>) =>
+  String(headers['content-type'] ?? '').startsWith('application/json');
 
 /**
  * Gives the route something to act on: valid requests to every writing route (not DELETE) of its
@@ -301,12 +305,7 @@ export async function seedFor(
       SEEDS_PER_ROUTE,
     )) {
       const answer = await t.app.inject(request);
-      if (
-        answer.statusCode < 300 &&
-        answer.body &&
-        String(answer.headers['content-type']).startsWith('application/json')
-      )
-        known.harvest(JSON.parse(answer.body));
+      if (answer.statusCode < 300 && answer.body && isJson(answer.headers)) known.harvest(JSON.parse(answer.body));
     }
   }
 }
@@ -319,7 +318,6 @@ export async function harvestListings(t: TestApp, routes: CatalogueRoute[], ws: 
     const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(known.lookup(name)[0]));
     const answer = await t.app.inject({ method: 'GET', url: path, headers: authFor(route, ws) });
     // Only JSON answers hold identifiers (GET /metrics answers Prometheus text).
-    if (answer.statusCode === 200 && String(answer.headers['content-type']).startsWith('application/json'))
-      known.harvest(answer.json());
+    if (answer.statusCode === 200 && isJson(answer.headers)) known.harvest(answer.json());
   }
 }
