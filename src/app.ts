@@ -214,7 +214,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     pglite: deps.pglite,
     onDisconnect: (error) => app.log.warn({ err: error }, 'feed event listener disconnected: reconnecting'),
   });
-  app.decorate('inboxSockets', attachFeedSockets(app, feedEvents));
+  app.decorate('inboxSockets', attachFeedSockets(app, feedEvents, credentials));
   app.addHook('onClose', () => feedEvents.stop());
   await feedEvents.start();
   await app.register(managementTree, { prefix: config.MANAGEMENT_PREFIX });

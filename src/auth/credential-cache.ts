@@ -28,6 +28,7 @@ export class CredentialCache {
   #bypassed: boolean;
   /** Bumped by every invalidation: a lookup that started before one never stores its (maybe stale) answer. */
   #epoch = 0;
+  readonly #changeHandlers: ((tags: readonly string[] | 'all') => void)[] = [];
 
   constructor(options: CredentialCacheOptions) {
     this.#options = { now: Date.now, ...options };
@@ -104,6 +105,19 @@ export class CredentialCache {
     }
   }
 
+  /**
+   * Hears every change this cache hears (this instance's and, through the listener, every other's): the tags
+   * changed, or `all` when it was cleared. What holds a credential beyond one request (open feed sockets)
+   * checks it again here.
+   */
+  onChange(handler: (tags: readonly string[] | 'all') => void) {
+    this.#changeHandlers.push(handler);
+  }
+
+  #changed(tags: readonly string[] | 'all') {
+    for (const handler of this.#changeHandlers) handler(tags);
+  }
+
   /** Drops every entry carrying one of the tags. Changes are rare, so a scan of a bounded map is enough. */
   invalidate(tags: readonly string[]) {
     this.#epoch += 1;
@@ -112,9 +126,15 @@ export class CredentialCache {
     for (const [key, entry] of this.#entries) {
       if (entry.tags.some((tag) => wanted.has(tag))) this.#entries.delete(key);
     }
+    this.#changed(tags);
   }
 
   clear() {
+    this.#drop();
+    this.#changed('all');
+  }
+
+  #drop() {
     this.#epoch += 1;
     this.#entries.clear();
   }
@@ -122,12 +142,13 @@ export class CredentialCache {
   /** The listener lost its connection: notifications may be missed, so look everything up until it is back. */
   bypass() {
     this.#bypassed = true;
-    this.clear();
+    this.#drop();
   }
 
   /** The listener is listening again: start from empty, so nothing missed while it was down survives. */
   resume() {
-    this.clear();
+    this.#drop();
     this.#bypassed = false;
+    this.#changed('all');
   }
 }

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import type { Db } from '../db/database.js';
-import { unauthorized } from '../errors.js';
+import { HttpError, unauthorized } from '../errors.js';
 import { findInboxVerificationKeys } from '../repositories/inbox-keys.js';
 
 /** Who an inbox call is for: the subscriber (a user's distinct_id) in the workspace the public key names. */
@@ -30,14 +30,19 @@ function importKey(pem: string) {
  * `{entity_type: "subscriber", entity_id}`. Only ES256 is accepted, so `none` and HS256 tokens
  * fail before any key is tried. Every failure is the same 401: a caller learns nothing of why.
  */
-export async function verifyInboxToken(
+export const verifyInboxToken = async (db: Db, headers: { authorization?: string; signature?: string }) =>
+  (await verifyInboxConnection(db, headers)).subscriber;
+
+/** verifyInboxToken, with when the token expires (its `exp`, in ms since the epoch): an open socket is closed then. */
+export async function verifyInboxConnection(
   db: Db,
   headers: { authorization?: string; signature?: string },
-): Promise<InboxSubscriber> {
+  findKeys: typeof findInboxVerificationKeys = findInboxVerificationKeys,
+): Promise<{ subscriber: InboxSubscriber; expiresAt: number }> {
   const publicKey = headers.authorization?.replace(/^Bearer\s+/i, '').trim();
   const token = headers.signature?.trim();
   if (!publicKey || !token) throw unauthorized();
-  const found = await findInboxVerificationKeys(db, publicKey);
+  const found = await findKeys(db, publicKey);
   if (!found || found.signingKeys.length === 0) throw unauthorized();
   let kid: string | undefined;
   try {
@@ -57,10 +62,13 @@ export async function verifyInboxToken(
       if (payload.entity_type !== 'subscriber' || typeof payload.entity_id !== 'string' || payload.entity_id === '')
         throw unauthorized();
       return {
-        workspaceId: found.workspaceId,
-        workspaceSlug: found.workspaceSlug,
-        distinctId: payload.entity_id,
-        tenantId: typeof scope?.tenant_id === 'string' ? scope.tenant_id : null,
+        subscriber: {
+          workspaceId: found.workspaceId,
+          workspaceSlug: found.workspaceSlug,
+          distinctId: payload.entity_id,
+          tenantId: typeof scope?.tenant_id === 'string' ? scope.tenant_id : null,
+        },
+        expiresAt: payload.exp! * 1000,
       };
     } catch {
       // The next candidate key, if any.
@@ -68,3 +76,27 @@ export async function verifyInboxToken(
   }
   throw unauthorized();
 }
+
+/**
+ * verifyInboxToken for many open connections at once (a revocation re-checks them): the keys of each
+ * public key are looked up once. Resolves `false` for a token that no longer verifies; a failed lookup rejects.
+ */
+export function inboxTokenChecker(db: Db) {
+  const keys = new Map<string, ReturnType<typeof findInboxVerificationKeys>>();
+  const findKeys: typeof findInboxVerificationKeys = (db, publicKey) => {
+    let found = keys.get(publicKey);
+    if (!found) keys.set(publicKey, (found = findInboxVerificationKeys(db, publicKey)));
+    return found;
+  };
+  return (headers: { authorization?: string; signature?: string }) =>
+    verifyInboxConnection(db, headers, findKeys).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof HttpError && error.status === 401) return false;
+        throw error;
+      },
+    );
+}
+
+/** Which workspaces' open feed sockets a credential change asks to check again (src/base/feed-socket.ts). */
+export { inboxWorkspacesChanged } from '../domain/credential-tags.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import { verifyInboxToken } from '../auth/inbox-token.js';
+import { inboxTokenChecker, inboxWorkspacesChanged, verifyInboxConnection } from '../auth/inbox-token.js';
 import { feedOwner, readInboxEvent } from '../services/feed.js';
 
 declare module 'fastify' {
@@ -14,6 +14,21 @@ declare module 'fastify' {
 export interface FeedEventSource {
   onPayload(handler: (payload: string | undefined) => void): void;
 }
+
+/** Where credential changes are heard (src/auth/credential-cache.ts): every instance's, through its listener. */
+export interface CredentialChanges {
+  onChange(handler: (tags: readonly string[] | 'all') => void): void;
+}
+
+/** What an open socket was admitted with: checked again when its workspace's keys change, closed at `exp`. */
+interface SocketCredentials {
+  workspaceId: number;
+  headers: { authorization?: string; signature?: string };
+  expiry?: NodeJS.Timeout;
+}
+
+// setTimeout's longest delay (about 24.8 days): a later `exp` is waited for in several steps.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** The socket.io room of one subscriber's feed in one tenant. */
 const feedRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
@@ -34,7 +49,11 @@ const dropWhileClosing = (socket: { conn: { close(): void } }) => socket.conn.cl
  * `x-ss-signature` the user token, `distinct_id`, `tenant_id`) and joins its feed's room; events
  * published by any process reach the room.
  */
-export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource): Server {
+export function attachFeedSockets(
+  app: FastifyInstance,
+  source: FeedEventSource,
+  credentialChanges: CredentialChanges,
+): Server {
   const io = new Server(app.server, {
     path: '/socket.io/',
     serveClient: false,
@@ -42,19 +61,61 @@ export function attachFeedSockets(app: FastifyInstance, source: FeedEventSource)
     cors: { origin: '*' },
   });
   let closing = false;
+  // Counts credential changes heard: a handshake checked while one arrived is checked again.
+  let changesHeard = 0;
+  /**
+   * A revoked or expired token is refused for good: a server-side disconnect, which socket.io clients do not
+   * reconnect after, and any new handshake with that token fails the check above.
+   */
+  const refuse = (socket: { disconnect(close: boolean): unknown }) => socket.disconnect(true);
+  const expireAt = (socket: Parameters<Parameters<typeof io.use>[0]>[0], expiresAt: number) => {
+    const credentials = socket.data as SocketCredentials;
+    const wait = expiresAt - Date.now();
+    if (wait <= 0) return refuse(socket);
+    credentials.expiry = setTimeout(() => expireAt(socket, expiresAt), Math.min(wait, LONGEST_TIMER_MS));
+    credentials.expiry.unref();
+  };
   io.use((socket, next) => {
     if (closing) return dropWhileClosing(socket);
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-    verifyInboxToken(app.db, { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) })
-      .then((subscriber) => {
+    const headers = { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) };
+    const check = async (): Promise<Awaited<ReturnType<typeof verifyInboxConnection>>> => {
+      const heard = changesHeard;
+      const verified = await verifyInboxConnection(app.db, headers);
+      return heard === changesHeard ? verified : check();
+    };
+    check()
+      .then(({ subscriber, expiresAt }) => {
         // The check outlived the start of shutdown: a socket joining now would hold the server open.
         if (closing) return dropWhileClosing(socket);
         const owner = feedOwner(subscriber, { distinct_id: text(auth.distinct_id), tenant_id: text(auth.tenant_id) });
+        socket.data = { workspaceId: owner.workspaceId, headers } satisfies SocketCredentials;
+        socket.on('disconnect', () => clearTimeout((socket.data as SocketCredentials).expiry));
+        expireAt(socket, expiresAt);
         void socket.join(feedRoom(owner.workspaceId, owner.distinctId, owner.tenantId));
         next();
       })
       .catch(() => next(new Error(WRONG_TOKEN)));
+  });
+  // A signing key revoked, a public key deleted or rotated (on any instance): the sockets it admitted are
+  // checked again now, as the next HTTP call would be, and the ones that no longer verify are refused.
+  credentialChanges.onChange((tags) => {
+    changesHeard += 1;
+    const workspaces = inboxWorkspacesChanged(tags);
+    if (closing || (workspaces !== 'all' && workspaces.size === 0)) return;
+    const verifies = inboxTokenChecker(app.db);
+    for (const socket of io.of('/').sockets.values()) {
+      const credentials = socket.data as SocketCredentials | undefined;
+      if (!credentials?.headers || (workspaces !== 'all' && !workspaces.has(credentials.workspaceId))) continue;
+      verifies(credentials.headers).then(
+        (ok) => {
+          if (!ok) refuse(socket);
+        },
+        // The database did not answer: the socket stays; the next change or the listener's return checks again.
+        (error: unknown) => app.log.warn({ err: error }, 'feed socket credentials could not be checked again'),
+      );
+    }
   });
   source.onPayload((payload) => {
     const event = readInboxEvent(payload);

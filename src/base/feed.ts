@@ -213,7 +213,12 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       await app.db.transaction().execute(async (trx) => {
-        const events = await recordBrowserEvent(trx, request.subscriber!, request.body as Record<string, unknown>);
+        const events = await recordBrowserEvent(
+          trx,
+          request.subscriber!,
+          request.body as Record<string, unknown>,
+          app.outbound,
+        );
         // Event-triggered workflows start in the transaction that stores their event (docs/engine.md).
         if (app.queue) await triggerEventWorkflows(trx, app.queue, request.subscriber!.workspaceId, events);
       });

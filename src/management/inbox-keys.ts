@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { notFound } from '../errors.js';
 import { presentPublicKey, presentSigningKey } from '../presenters/inbox-keys.js';
-import { listPublicKeys, listSigningKeys, retireSigningKey, updatePublicKey } from '../services/inbox-keys.js';
+import {
+  listPublicKeys,
+  listSigningKeys,
+  revokePublicKey,
+  revokeSigningKey,
+  updatePublicKey,
+} from '../services/inbox-keys.js';
 import { errors, NoContent, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   CreatedSigningKeySchema,
@@ -101,8 +107,9 @@ export const inboxKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { public_key_id } = request.params;
-      const row = await updatePublicKey(
+      const row = await revokePublicKey(
         app.db,
+        app.credentials,
         request.workspace.id,
         public_key_id,
         { delete: true },
@@ -126,8 +133,9 @@ export const inboxKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { public_key_id } = request.params;
-      const row = await updatePublicKey(
+      const row = await revokePublicKey(
         app.db,
+        app.credentials,
         request.workspace.id,
         public_key_id,
         { apiKey: newPublicKey() },
@@ -188,7 +196,13 @@ export const inboxKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { signing_key_uid } = request.params;
-      const row = await retireSigningKey(app.db, request.workspace.id, signing_key_uid, 'deleted', actorOf(request));
+      const row = await revokeSigningKey(
+        app.db,
+        app.credentials,
+        request.workspace.id,
+        signing_key_uid,
+        actorOf(request),
+      );
       if (!row) throw notFound(`signing key '${signing_key_uid}' not found`);
       return reply.code(204).send(null);
     },

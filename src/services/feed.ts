@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../db/database.js';
 import { readSearchAfter, readStoreParam, readStoresParam, type Parsed } from '../domain/feed.js';
 import { applyMessageAction, statusesBefore } from '../domain/message-actions.js';
-import { badRequest, HttpError, notFound } from '../errors.js';
+import { badRequest, fieldError, HttpError, notFound } from '../errors.js';
 import { presentNotification } from '../presenters/feed.js';
 import {
   countFeed,
@@ -16,6 +16,8 @@ import { saveMessageStates, type MessageRow } from '../repositories/messages.js'
 import { readEventRecords } from '../domain/event-records.js';
 import { insertEvents } from '../repositories/events.js';
 import { changeUsers } from './users.js';
+import { applyOperations } from '../domain/entity-operations.js';
+import { urlRefusal, type OutboundPolicy } from '../channels/outbound.js';
 import { messageStateOf } from './messages.js';
 
 export { readInboxEvent, inboxUpdates, type InboxEvent } from '../domain/inbox-events.js';
@@ -79,16 +81,52 @@ export async function countNotifications(db: Db, owner: FeedOwner, stores: strin
  * any other event is tracked as POST /event/ tracks it. Returns the tracked events, for the caller
  * to start their event-triggered workflows in the same transaction (as POST /event/ does).
  */
-export async function recordBrowserEvent(trx: Trx, subscriber: FeedSubscriber, body: Record<string, unknown>) {
+export async function recordBrowserEvent(
+  trx: Trx,
+  subscriber: FeedSubscriber,
+  body: Record<string, unknown>,
+  outbound: OutboundPolicy,
+) {
   if (body.distinct_id !== undefined && body.distinct_id !== subscriber.distinctId)
     throw forbidden('distinct_id is not the user token’s subscriber');
+  // The SDK's own user edits ($set, $append of $webpush, …: one operation, no event) edit the token's user only.
+  const operation = Object.fromEntries(Object.entries(body).filter(([key]) => USER_OPERATIONS.has(key)));
+  const edit = body.event === undefined && Object.keys(operation).length > 0;
+  if (edit) refusePrivatePushEndpoints(operation, outbound);
   const { events } =
-    body.event === '$identify' ? { events: [] } : readEventRecords({ ...body, distinct_id: subscriber.distinctId });
-  await changeUsers(trx, subscriber.workspaceId, [{ distinctId: subscriber.distinctId, apply: (s) => s }], {
-    create: true,
-  });
+    body.event === '$identify' || edit
+      ? { events: [] }
+      : readEventRecords({ ...body, distinct_id: subscriber.distinctId });
+  await changeUsers(
+    trx,
+    subscriber.workspaceId,
+    [{ distinctId: subscriber.distinctId, apply: (s) => (edit ? applyOperations(s, [operation], 'body') : s) }],
+    { create: true },
+  );
   if (events.length > 0) await insertEvents(trx, subscriber.workspaceId, events);
   return events;
+}
+
+const USER_OPERATIONS = new Set(['$set', '$set_once', '$add', '$append', '$remove', '$unset']);
+
+/**
+ * A browser registers the push endpoint it is given, so what it registers is held to the outbound guard
+ * (src/channels/outbound.ts) now, as a 400: an endpoint naming a refused address (private, loopback, …) is
+ * never stored for the engine to call.
+ */
+function refusePrivatePushEndpoints(operation: Record<string, unknown>, outbound: OutboundPolicy) {
+  for (const [name, argument] of Object.entries(operation)) {
+    if (name !== '$append' || !argument || typeof argument !== 'object') continue;
+    const pushes = (argument as Record<string, unknown>).$webpush;
+    for (const push of Array.isArray(pushes) ? pushes : pushes === undefined ? [] : [pushes]) {
+      const endpoint = (push as { endpoint?: unknown } | null)?.endpoint;
+      const at = 'body.$append.$webpush.endpoint';
+      if (typeof endpoint !== 'string' || !/^https?:\/\//i.test(endpoint))
+        throw fieldError(at, 'must be an http(s) URL');
+      const refusal = urlRefusal(endpoint, outbound);
+      if (refusal) throw fieldError(at, refusal.message);
+    }
+  }
 }
 
 /** The feed's actions and the message actions they are (docs/spec/engine.md §5, §8). */

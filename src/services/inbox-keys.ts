@@ -4,7 +4,9 @@ import { prefixedId } from '../ids.js';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { badRequest, notFound } from '../errors.js';
-import { insertPublicKey, insertSigningKey, retireSigningKey } from '../repositories/inbox-keys.js';
+import { insertPublicKey, insertSigningKey, retireSigningKey, updatePublicKey } from '../repositories/inbox-keys.js';
+import { inboxKeysTag } from '../domain/credential-tags.js';
+import { changeCredentials, type CredentialCache } from './credential-changes.js';
 
 export const newPublicKey = () => randomToken('SS.PUBK.', 32);
 
@@ -62,5 +64,35 @@ export const createPublicKey = (
   input: { workspaceId: number; name: string; description: string | null; actor: ActorColumn | null },
 ) => insertPublicKey(db, { id: prefixedId('ws_pubk_'), apiKey: newPublicKey(), ...input });
 
+/**
+ * Deletes a signing key, or deletes or rotates a public key, announced as a credential change (NOTIFY in the
+ * same transaction): open feed sockets the old key admitted are checked again on every instance and refused
+ * (src/base/feed-socket.ts). Undefined when no such live key exists.
+ */
+export const revokeSigningKey = (
+  db: Db,
+  cache: CredentialCache,
+  workspaceId: number,
+  uid: string,
+  actor: ActorColumn | null,
+) =>
+  changeCredentials(db, cache, async (trx) => {
+    const row = await retireSigningKey(trx, workspaceId, uid, 'deleted', actor);
+    return { value: row, changed: row ? [inboxKeysTag(workspaceId)] : [] };
+  });
+
+export const revokePublicKey = (
+  db: Db,
+  cache: CredentialCache,
+  workspaceId: number,
+  id: string,
+  change: { apiKey: string } | { delete: true },
+  actor: ActorColumn | null,
+) =>
+  changeCredentials(db, cache, async (trx) => {
+    const row = await updatePublicKey(trx, workspaceId, id, change, actor);
+    return { value: row, changed: row ? [inboxKeysTag(workspaceId)] : [] };
+  });
+
 /** Reads and writes the inbox-key routes call as the repository gives them: routes reach them through this service. */
-export { listPublicKeys, listSigningKeys, retireSigningKey, updatePublicKey } from '../repositories/inbox-keys.js';
+export { listPublicKeys, listSigningKeys, updatePublicKey } from '../repositories/inbox-keys.js';

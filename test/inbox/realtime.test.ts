@@ -9,13 +9,15 @@ import { baseCall, waitFor } from '../engine/helpers.js';
 /** A browser's socket as the web SDK opens it, recording every event it hears. */
 function connect(base: string, auth: Record<string, unknown>) {
   const heard: { event: string; data: unknown }[] = [];
+  const closed: string[] = [];
   const socket: Socket = io(base, { transports: ['websocket'], auth, reconnection: false, forceNew: true });
   socket.onAny((event: string, data: unknown) => heard.push({ event, data }));
+  socket.on('disconnect', (reason) => closed.push(reason));
   const opened = new Promise<void>((resolve, reject) => {
     socket.once('connect', () => resolve());
     socket.once('connect_error', (error) => reject(error));
   });
-  return { socket, heard, opened };
+  return { socket, heard, closed, opened };
 }
 
 describe('in-app feed real time (socket.io)', () => {
@@ -147,5 +149,78 @@ describe('in-app feed real time (socket.io)', () => {
     const ids = ann.heard.flatMap((h) => (h.data as { notification_ids: string[] }).notification_ids);
     expect(ids).toHaveLength(250);
     expect(new Set(ids).size).toBe(250);
+  });
+  describe('a token revoked or expired while its socket is open (issue 25)', () => {
+    const management = (inbox: InboxWorkspace, method: 'GET' | 'DELETE' | 'PATCH', path: string) =>
+      t().app.inject({ method, url: `/management/v1/${inbox.ws.slug}/${path}`, headers: inbox.ws.management });
+    const refusedForGood = async (client: Awaited<ReturnType<typeof open>>, auth: Record<string, unknown>) => {
+      await waitFor(async () => client.closed.length > 0, 5000, 'the socket closed by the server');
+      // A server-side disconnect: socket.io clients (the web SDK) do not reconnect after it…
+      expect(client.closed).toEqual(['io server disconnect']);
+      // …and a new handshake with the same token is refused.
+      const again = connect(base, auth);
+      sockets.push(again.socket);
+      await expect(again.opened).rejects.toThrow('Authentication Error: wrong auth token');
+    };
+
+    it('closes the sockets a deleted signing key admitted, and hears nothing more on them', async () => {
+      const inbox = await inboxWorkspace(t);
+      const other = await inboxWorkspace(t);
+      const annAuth = await sdkAuth(inbox, 'ann');
+      const ann = await open(annAuth);
+      const control = await open(await sdkAuth(other, 'ann'));
+      const [uid] = (await management(inbox, 'GET', 'ws_signing_key/'))
+        .json()
+        .results.map((k: { uid: string }) => k.uid);
+      expect((await management(inbox, 'DELETE', `ws_signing_key/${uid}/`)).statusCode).toBe(204);
+      await refusedForGood(ann, annAuth);
+
+      await inbox.notify(['ann'], { text: 'after revocation' });
+      const [id] = await other.notify(['ann'], { text: 'control' });
+      await waitFor(async () => control.heard.length >= 1, 5000, 'the unrevoked socket’s notification');
+      expect(control.heard).toEqual([{ event: 'new_notification', data: { n_id: id } }]);
+      expect(control.closed).toEqual([]);
+      expect(ann.heard).toEqual([]);
+    });
+
+    it('closes the sockets of a deleted or rotated public key, and only those', async () => {
+      const inbox = await inboxWorkspace(t);
+      const [publicKeyId] = (await management(inbox, 'GET', 'ws_public_key/'))
+        .json()
+        .results.map((k: { id: string }) => k.id);
+      const annAuth = await sdkAuth(inbox, 'ann');
+      const ann = await open(annAuth);
+      expect((await management(inbox, 'PATCH', `ws_public_key/${publicKeyId}/rotate/`)).statusCode).toBe(202);
+      await refusedForGood(ann, annAuth);
+
+      const rotated = (await management(inbox, 'GET', 'ws_public_key/')).json().results[0].api_key as string;
+      const benAuth = { ...(await sdkAuth(inbox, 'ben')), authorization: rotated };
+      const ben = await open(benAuth);
+      const [id] = await inbox.notify(['ben'], { text: 'with the new key' });
+      await waitFor(async () => ben.heard.length >= 1, 5000, 'the new key’s socket hears');
+      expect(ben.heard).toEqual([{ event: 'new_notification', data: { n_id: id } }]);
+      expect((await management(inbox, 'DELETE', `ws_public_key/${publicKeyId}/`)).statusCode).toBe(204);
+      await refusedForGood(ben, benAuth);
+    });
+
+    it('closes a socket when its token’s exp passes; a longer-lived one stays open', async () => {
+      const inbox = await inboxWorkspace(t);
+      const exp = Math.floor(Date.now() / 1000) + 3;
+      const shortAuth = {
+        ...(await sdkAuth(inbox, 'ann')),
+        'x-ss-signature': await inbox.mint('ann', { expiresIn: exp }),
+      };
+      const short = await open(shortAuth);
+      const long = await open(await sdkAuth(inbox, 'ann'));
+      await waitFor(async () => short.closed.length > 0, 6000, 'the socket closed at exp');
+      expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+      await refusedForGood(short, shortAuth);
+
+      const [id] = await inbox.notify(['ann'], { text: 'after exp' });
+      await waitFor(async () => long.heard.length >= 1, 5000, 'the unexpired socket hears');
+      expect(long.heard).toEqual([{ event: 'new_notification', data: { n_id: id } }]);
+      expect(long.closed).toEqual([]);
+      expect(short.heard).toEqual([]);
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { SuprSend } from '@suprsend/web-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { messages, waitFor } from '../engine/helpers.js';
+import { baseCall, messages, waitFor } from '../engine/helpers.js';
 import { inboxRenderer, inboxWorkspace } from './helpers.js';
 
 /** A notification as the SDK holds it (its own types do not resolve under NodeNext). */
@@ -83,5 +83,53 @@ describe('the official @suprsend/web-sdk inbox', () => {
     cleanups.push(() => suprsend.reset({ unsubscribePush: false }));
     const identified = await suprsend.identify('ann', await other.mint('ann'));
     expect(identified).toMatchObject({ status: 'error', statusCode: 401 });
+  });
+  it('registers a browser push subscription with the SDK’s own addWebPush, for the token’s user only (issue 25)', async () => {
+    const inbox = await inboxWorkspace(t);
+    const suprsend = new SuprSend(inbox.publicKey, { host: base });
+    cleanups.push(() => suprsend.reset({ unsubscribePush: false }));
+    expect((await suprsend.identify('ann', await inbox.mint('ann'))).status).toBe('success');
+    const subscription = {
+      endpoint: 'https://push.example.com/send/abc123',
+      expirationTime: null,
+      keys: {
+        p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+        auth: 'tBHItJI5svbpez7KI4CCXg',
+      },
+    };
+    const added = await suprsend.user.addWebPush(subscription as never);
+    expect(added).toMatchObject({ status: 'success', statusCode: 202 });
+    const user = await baseCall(t, inbox.ws)('GET', '/v1/user/ann/');
+    expect(user.statusCode).toBe(200);
+    expect(JSON.stringify(user.json())).toContain(subscription.endpoint);
+
+    // A push endpoint on a private or loopback address is refused before it is stored: 4xx, nothing kept.
+    for (const endpoint of [
+      'http://127.0.0.1:9/push',
+      'https://[::1]/push',
+      'http://169.254.169.254/latest',
+      'file:///etc/passwd',
+    ]) {
+      const refused = await suprsend.user.addWebPush({ ...subscription, endpoint } as never);
+      expect(refused).toMatchObject({ status: 'error' });
+      expect((refused as { statusCode: number }).statusCode).toBe(400);
+    }
+    // The body names the token's user only: another distinct_id is refused.
+    const crossed = await t().app.inject({
+      method: 'POST',
+      url: '/v2/event',
+      headers: { authorization: inbox.publicKey, 'x-ss-signature': await inbox.mint('ann') },
+      payload: {
+        distinct_id: 'ben',
+        $insert_id: 'x1',
+        $time: Date.now(),
+        $append: { $webpush: subscription, $id_provider: 'vapid' },
+      },
+    });
+    expect(crossed.statusCode).toBe(403);
+    expect((await baseCall(t, inbox.ws)('GET', '/v1/user/ben/')).statusCode).toBe(404);
+    const after = JSON.stringify((await baseCall(t, inbox.ws)('GET', '/v1/user/ann/')).json());
+    expect(after).not.toContain('127.0.0.1');
+    expect(after).not.toContain('169.254');
   });
 });
