@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
 
 /** Tables that hold no single workspace's data. */
-export const ACCOUNT_TABLES = ['workspaces', 'service_tokens'];
+/** Tables of the installation, not of a workspace (herald_settings: the secret key's fingerprint). */
+export const ACCOUNT_TABLES = ['workspaces', 'service_tokens', 'herald_settings'];
 
 /**
  * How a table's rows belong to a workspace: by its own `workspace_id`, or through a NOT NULL
