@@ -12,7 +12,8 @@ import { findCategory, readUserPreferences, setUserPreferences } from '../servic
 
 const TokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1000 }) });
 const FormSchema = Type.Record(Type.String(), Type.String());
-const Html = { type: 'string', description: 'an HTML page' } as const;
+// Documented as what it is, text/html (not a JSON string): clients and the API's own checks read the media type.
+const Html = { description: 'an HTML page', content: { 'text/html': { schema: Type.String() } } };
 const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
@@ -41,6 +42,8 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const schema = (operationId: string, summary: string, body?: typeof FormSchema) => ({
     tags,
+    // Reached from a signed link in an email: no key, no 401.
+    security: [],
     operationId,
     summary,
     params: TokenParamsSchema,

@@ -80,8 +80,11 @@ describe('OpenAPI', () => {
           if (authenticated && !responses.some(([status]) => status === '401'))
             problems.push(`${where}: no 401 response`);
           for (const [status, response] of responses) {
-            // A text body (GET /metrics) has its schema under text/plain.
-            const content = response.content?.['application/json'] ?? response.content?.['text/plain'];
+            // A text body (GET /metrics; the hosted preference pages) has its schema under text/plain or text/html.
+            const content =
+              response.content?.['application/json'] ??
+              response.content?.['text/plain'] ??
+              response.content?.['text/html'];
             if (status !== '204' && !content?.schema) problems.push(`${where}: ${status} has no schema`);
           }
         }

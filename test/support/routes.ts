@@ -60,8 +60,8 @@ export interface CatalogueRoute {
   bodyRequired: boolean;
   /** Response schema by status (null: no body, e.g. 204). */
   responses: Map<number, JsonSchema | null>;
-  /** Statuses whose body is documented as text/plain. */
-  textResponses: Set<number>;
+  /** Statuses documented with a text body, and its media type (text/plain, text/html). */
+  textResponses: Map<number, string>;
   /** The error body the route documents: full `{code, error_code, type, message, detail}` or short `{code, message}`. */
   /** `fail`: the trigger calls' `{status: "fail", message}` (docs/spec/engine.md §1). */
   errorShape: 'full' | 'short' | 'fail';
@@ -123,12 +123,13 @@ export async function routeCatalogue(
               required: Boolean(p.required) && p.schema.default === undefined,
             }));
         const responses = new Map<number, JsonSchema | null>();
-        const textResponses = new Set<number>();
+        const textResponses = new Map<number, string>();
         for (const [status, described] of Object.entries(operation.responses ?? {})) {
           const schema = described.content?.['application/json']?.schema;
           responses.set(Number(status), schema ? resolve(schema) : null);
-          // A text body (GET /metrics: Prometheus text).
-          if (described.content?.['text/plain']) textResponses.add(Number(status));
+          // A text body (GET /metrics: Prometheus text; the hosted preference pages: HTML).
+          const text = Object.keys(described.content ?? {}).find((type) => /^text\/(plain|html)$/.test(type));
+          if (text) textResponses.set(Number(status), text);
         }
         const errorSchemas = [...responses.entries()].filter(([status]) => status >= 400).map(([, schema]) => schema);
         const short = errorSchemas.some((schema) => schema?.properties && !('error_code' in schema.properties));
@@ -181,10 +182,13 @@ export function problemWith(route: CatalogueRoute, answer: Answer): string | und
   const { statusCode } = answer;
   if (statusCode >= 500) return `${statusCode}: ${answer.body.slice(0, 500)}`;
   if (!route.responses.has(statusCode)) return `undocumented status ${statusCode}: ${answer.body.slice(0, 300)}`;
-  if (route.textResponses.has(statusCode))
-    return /^text\/plain\b/.test(String(answer.headers['content-type'] ?? ''))
+  const text = route.textResponses.get(statusCode);
+  if (text)
+    return String(answer.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim() === text
       ? undefined
-      : `${statusCode} is documented as text/plain, got ${answer.headers['content-type']}`;
+      : `${statusCode} is documented as ${text}, got ${answer.headers['content-type']}`;
   const schema = route.responses.get(statusCode)!;
   if (schema === null)
     return answer.body === '' ? undefined : `${statusCode} documented without a body, got ${answer.body.slice(0, 200)}`;
