@@ -94,8 +94,19 @@ const ws2 = (workspace: string) => `/v2/${encodeURIComponent(workspace)}`;
 const seg = encodeURIComponent;
 
 export const api = {
-  workspaces: (token?: string) =>
-    request<OffsetList<Workspace>>('GET', '/v1/workspace/', { query: { limit: 100 }, token }),
+  /** Every workspace the token reaches, page by page: the switcher must offer all of them, not the first 100. */
+  workspaces: async (token?: string): Promise<OffsetList<Workspace>> => {
+    const results: Workspace[] = [];
+    for (;;) {
+      const page = await request<OffsetList<Workspace>>('GET', '/v1/workspace/', {
+        query: { limit: 100, offset: results.length },
+        token,
+      });
+      results.push(...page.results);
+      if (page.results.length === 0 || results.length >= page.meta.count)
+        return { meta: { count: page.meta.count, limit: results.length, offset: 0 }, results };
+    }
+  },
 
   workflows: {
     list: (w: string, query: Query) => request<OffsetList<Workflow>>('GET', `${ws(w)}/workflow/`, { query }),

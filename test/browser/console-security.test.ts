@@ -122,7 +122,8 @@ describe('the console against hostile data and pages', { timeout: 120_000 }, () 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Templates' }).click();
     await page.getByRole('link', { name: XSS }).click();
     await page.getByRole('heading', { level: 1, name: XSS }).waitFor();
-    expect(await page.getByLabel('HTML body').inputValue()).toBe(PREVIEW_XSS);
+    // The variant's content loads after the page's heading: wait for it rather than read the empty editor.
+    await expect.poll(() => page.getByLabel('HTML body').inputValue(), { timeout: 30_000 }).toBe(PREVIEW_XSS);
     if (hasRoute(t(), 'POST', '/management/v1/:workspace/template/:slug/preview/')) {
       const frame = page.locator('iframe[title="Template preview"]');
       await frame.waitFor();
