@@ -229,3 +229,22 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 
 export type InputEvent = TargetedEvent<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement, Event>;
 export const valueOf = (event: InputEvent) => event.currentTarget.value;
+
+/** A filter that is one of a few values, or "Any" (the empty string): the list pages' status and channel filters. */
+export function ChoiceFilter(props: {
+  label: string;
+  value: string;
+  choices: readonly string[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value} onChange={(e) => props.onChange(valueOf(e))}>
+        <option value="">Any</option>
+        {props.choices.map((choice) => (
+          <option key={choice}>{choice}</option>
+        ))}
+      </select>
+    </Field>
+  );
+}

@@ -3,6 +3,7 @@ import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
 import { PreviewFrame } from '../components/preview-frame';
 import {
+  ChoiceFilter,
   CursorPager,
   Empty,
   ErrorNotice,
@@ -88,22 +89,18 @@ export function Messages(props: { ws: string }) {
         <Field label="Workflow">
           <input type="search" value={filters.workflow_slug} onChange={(e) => filter('workflow_slug', valueOf(e))} />
         </Field>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => filter('status', valueOf(e))}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Channel">
-          <select value={filters.channel} onChange={(e) => filter('channel', valueOf(e))}>
-            <option value="">Any</option>
-            {CHANNELS.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
+        <ChoiceFilter
+          label="Status"
+          value={filters.status}
+          choices={STATUSES}
+          onChange={(value) => filter('status', value)}
+        />
+        <ChoiceFilter
+          label="Channel"
+          value={filters.channel}
+          choices={CHANNELS}
+          onChange={(value) => filter('channel', value)}
+        />
         <Field label="From">
           <input
             type="datetime-local"

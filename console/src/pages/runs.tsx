@@ -2,6 +2,7 @@ import { api } from '../api';
 import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
 import {
+  ChoiceFilter,
   CursorPager,
   Empty,
   ErrorNotice,
@@ -46,14 +47,12 @@ export function Runs(props: { ws: string }) {
         <Field label="Recipient (distinct_id)">
           <input type="search" value={filters.recipient_id} onChange={(e) => filter('recipient_id', valueOf(e))} />
         </Field>
-        <Field label="Status">
-          <select value={filters.status} onChange={(e) => filter('status', valueOf(e))}>
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        </Field>
+        <ChoiceFilter
+          label="Status"
+          value={filters.status}
+          choices={STATUSES}
+          onChange={(value) => filter('status', value)}
+        />
       </form>
       {list.error ? (
         <ErrorNotice error={list.error} what="Run traces" />
