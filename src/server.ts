@@ -2,7 +2,7 @@ import { buildApp, buildStatusApp } from './app.js';
 import { outboundPolicyOf } from './channels/outbound.js';
 import { providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
-import { surfaceUrls, type Config } from './config.js';
+import { surfaceUrls, tracingOn, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
 import { Engine } from './engine/engine.js';
 import { Queue } from './engine/queue.js';
@@ -51,7 +51,7 @@ function printHowToAuthenticate(config: Config) {
   );
 }
 
-export async function runHerald(config: Config, roles: Roles) {
+export async function runHerald(config: Config, roles: Roles, tracing?: { shutdown(): Promise<void> }) {
   if (!config.DATABASE_URL && !(roles.api && roles.worker))
     throw new Error(
       'the embedded database serves one process: run API and worker together (npm start) or set DATABASE_URL',
@@ -68,6 +68,7 @@ export async function runHerald(config: Config, roles: Roles) {
     jobExpireSeconds: config.QUEUE_JOB_EXPIRE_SECONDS,
     heartbeatSeconds: config.QUEUE_HEARTBEAT_SECONDS,
     superviseSeconds: config.QUEUE_SUPERVISE_SECONDS,
+    tracing: tracingOn(config),
   });
   await queue.start();
   const app = roles.api
@@ -120,6 +121,7 @@ export async function runHerald(config: Config, roles: Roles) {
       await statusApp?.close();
       await queue.stop(8000);
       await database.close();
+      await tracing?.shutdown();
       log.info('shut down cleanly');
       process.exit(0);
     } catch (error) {

@@ -62,6 +62,8 @@ export interface QueueOptions {
   heartbeatSeconds?: number;
   /** How often lost jobs are looked for (default 10). */
   superviseSeconds?: number;
+  /** Tracing on: pg-boss's spans, and each job carries its sender's trace context (docs/operations.md, "Traces"). */
+  tracing?: boolean;
 }
 
 /**
@@ -117,6 +119,8 @@ export class Queue {
       // Upkeep stays on in every instance: pg-boss lets one at a time do each pass.
       superviseIntervalSeconds: options.superviseSeconds ?? 10,
       monitorIntervalSeconds: options.superviseSeconds ?? 10,
+      // Off, pg-boss neither stores nor reads a trace context on jobs.
+      openTelemetry: options.tracing ? { propagateContext: true } : { enabled: false },
     };
     if (options.pglite) {
       this.boss = new PgBoss({ ...common, db: fromPglite(options.pglite), backend: 'pglite' });
