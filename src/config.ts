@@ -72,6 +72,11 @@ export const ConfigSchema = Type.Object({
    */
   TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f:./, ]+)$' }),
   /**
+   * Messages, events, finished runs and executions, rate-limit slots and finished queue jobs older than this many
+   * days are purged (docs/operations.md, "Retention"); 0 keeps everything.
+   */
+  RETENTION_DAYS: Integer({ default: 90, minimum: 0, maximum: 36_500 }),
+  /**
    * OpenTelemetry's standard variables (docs/operations.md, "Traces"): traces go out over OTLP when an endpoint is
    * set and the SDK is not disabled. The SDK reads these (and the other OTEL_* variables) itself; they are checked
    * here so that a mistyped protocol stops the start in one line instead of exporting nothing.

@@ -101,6 +101,7 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
+        retentionDays: config.RETENTION_DAYS,
         preferenceLinks: { signer: database.secretBox, publicUrl: surfaceUrls(config).base_url },
       })
     : undefined;

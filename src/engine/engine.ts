@@ -6,6 +6,7 @@ import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, ty
 import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
 import { jobId } from './job-ids.js';
 import { databaseBack } from './outage.js';
+import { workRetention } from './retention.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueuedJob } from './queue.js';
 import {
   fanOutPage,
@@ -34,8 +35,14 @@ export interface EngineOptions {
    * default policy when absent.
    */
   outbound?: OutboundPolicy;
-  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
+  log: {
+    error(object: object, message: string): void;
+    debug?(object: object, message: string): void;
+    info?(object: object, message: string): void;
+  };
   now?: () => number;
+  /** RETENTION_DAYS: the hourly purge of what is older (engine/retention.ts); 0 or absent, none. */
+  retentionDays?: number;
   fanoutPageSize?: number;
   /** Caps every provider call below its vendor's `timeout_ms` (tests shorten it); absent, `timeout_ms` alone decides. */
   deliveryTimeoutMs?: number;
@@ -115,6 +122,7 @@ export class Engine {
       render: (request: Parameters<Renderer>[0], handle: Db, memo?: Parameters<Renderer>[2]) =>
         render(request, handle, memo),
     };
+    await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
     const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
       db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
     );
