@@ -23,36 +23,36 @@ async function deleted(db: Db, query: RawBuilder<unknown>) {
   return Number(result.numAffectedRows ?? 0);
 }
 
+/** Deletes up to `limit` rows of a table keyed by ULIDs, oldest first, made before `cutoff` and matching `where` (on `t`). */
+const oldestFirst = (db: Db, table: string, cutoff: Date, limit: number, where: RawBuilder<unknown>) =>
+  deleted(
+    db,
+    sql`delete from ${sql.table(table)} where id = any(array(
+      select t.id from ${sql.table(table)} t where t.id < ${firstIdAt(cutoff)} and ${where} order by t.id limit ${limit}))`,
+  );
+
 export const purges = {
   /** Messages made before the cutoff, no longer in flight, of a run no longer live. */
   messages: (db: Db, cutoff: Date, limit: number) =>
-    deleted(
+    oldestFirst(
       db,
-      sql`delete from messages where id = any(array(
-        select m.id from messages m
-         where m.id < ${firstIdAt(cutoff)} and m.created_at < ${cutoff}
-           and m.status not in ('to_be_triggered', 'triggered')
-           and not exists (select 1 from workflow_runs r where r.id = m.run_id and r.status in ${LIVE_RUN})
-         order by m.id limit ${limit}))`,
+      'messages',
+      cutoff,
+      limit,
+      sql`t.created_at < ${cutoff} and t.status not in ('to_be_triggered', 'triggered')
+        and not exists (select 1 from workflow_runs r where r.id = t.run_id and r.status in ${LIVE_RUN})`,
     ),
   /** Runs that finished (last changed) before the cutoff. */
   runs: (db: Db, cutoff: Date, limit: number) =>
-    deleted(
-      db,
-      sql`delete from workflow_runs where id = any(array(
-        select r.id from workflow_runs r
-         where r.id < ${firstIdAt(cutoff)} and r.updated_at < ${cutoff} and r.status not in ${LIVE_RUN}
-         order by r.id limit ${limit}))`,
-    ),
+    oldestFirst(db, 'workflow_runs', cutoff, limit, sql`t.updated_at < ${cutoff} and t.status not in ${LIVE_RUN}`),
   /** Triggers accepted before the cutoff with no run left (their runs went with `runs`, or they had none). */
   executions: (db: Db, cutoff: Date, limit: number) =>
-    deleted(
+    oldestFirst(
       db,
-      sql`delete from executions where id = any(array(
-        select e.id from executions e
-         where e.id < ${firstIdAt(cutoff)} and e.created_at < ${cutoff}
-           and not exists (select 1 from workflow_runs r where r.execution_id = e.id)
-         order by e.id limit ${limit}))`,
+      'executions',
+      cutoff,
+      limit,
+      sql`t.created_at < ${cutoff} and not exists (select 1 from workflow_runs r where r.execution_id = t.id)`,
     ),
   /** Trigger idempotency keys (a key is only honoured for 24 hours). */
   idempotency_keys: (db: Db, cutoff: Date, limit: number) =>

@@ -15,6 +15,7 @@ import { DEFINITION } from '../base/preference-helpers.js';
 import { until } from '../faults/engine-helpers.js';
 
 const VENDOR_SECRET = 'whsec-tracing-0123456789-vendor';
+const START_TIMEOUT_MS = 150_000;
 const SERVER = 2;
 const CLIENT = 3;
 const PRODUCER = 4;
@@ -49,7 +50,7 @@ describe('traces over OTLP', () => {
 
   it(
     'one trace runs from the trigger request through its jobs to the provider call',
-    { timeout: 120_000 },
+    { timeout: 400_000 },
     async () => {
       const otlp = await startOtlpReceiver();
       const vendor = await startWebhookReceiver(VENDOR_SECRET);
@@ -77,11 +78,14 @@ describe('traces over OTLP', () => {
       }
       const processes: ServerProcess[] = [];
       try {
-        if (database.url) processes.push(await startWorkerProcess({ ...env, OTEL_SERVICE_NAME: 'herald-worker' }));
+        // Started from source through tsx with the SDK loading first: slow on a loaded machine, hence the long start timeout.
+        if (database.url)
+          processes.push(await startWorkerProcess({ ...env, OTEL_SERVICE_NAME: 'herald-worker' }, START_TIMEOUT_MS));
         const api = await startServer(
           database.url
             ? { ...env, HERALD_ROLE: 'api', OTEL_SERVICE_NAME: 'herald-api', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }
             : env,
+          START_TIMEOUT_MS,
         );
         processes.push(api);
         credentials ??= {
