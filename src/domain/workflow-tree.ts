@@ -109,6 +109,26 @@ export function nodeRefs(tree: unknown): Map<string, string> {
   return refs;
 }
 
+/** Every delivery node naming a template, with its path as the commit errors name it (`tree.nodes[1].branches[0].nodes[0]`). */
+export function templateNodes(tree: unknown): { at: string; type: string; template: string }[] {
+  const found: { at: string; type: string; template: string }[] = [];
+  const walk = (nodes: unknown[], at: string) =>
+    nodes.forEach((node, index) => {
+      if (!isObject(node) || typeof node.node_type !== 'string') return;
+      const here = `${at}[${index}]`;
+      const template = field(node, 'template');
+      if (isDeliveryNode(node.node_type) && typeof template === 'string')
+        found.push({ at: here, type: node.node_type, template });
+      const branches = field(node, 'branches');
+      if (Array.isArray(branches))
+        branches.forEach((branch, b) => {
+          if (isObject(branch) && Array.isArray(branch.nodes)) walk(branch.nodes, `${here}.branches[${b}].nodes`);
+        });
+    });
+  walk(treeNodes(tree), 'tree.nodes');
+  return found;
+}
+
 const TEMPLATE_SLUG = /^[a-z0-9-_]{1,120}$/;
 const HTTP_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 
