@@ -96,7 +96,8 @@ export function templateNodes(tree: unknown): { at: string; type: string; templa
       if (!isObject(node) || typeof node.node_type !== 'string') return;
       const here = `${at}[${index}]`;
       const template = field(node, 'template');
-      if (isDeliveryNode(node.node_type) && typeof template === 'string')
+      // A malformed slug is the slug rule's to report (nodeErrors), not a template to look up.
+      if (isDeliveryNode(node.node_type) && typeof template === 'string' && TEMPLATE_SLUG.test(template))
         found.push({ at: here, type: node.node_type, template });
       const branches = field(node, 'branches');
       if (Array.isArray(branches))
