@@ -74,7 +74,7 @@ export async function runHerald(config: Config, roles: Roles) {
     ? await buildApp({
         config,
         db: database.db,
-        engine: database.engine,
+        databaseKind: database.kind,
         pglite: database.pglite,
         secretBox: database.secretBox,
         queue,
@@ -83,7 +83,7 @@ export async function runHerald(config: Config, roles: Roles) {
   // A worker alone still answers health checks and scrapes on PORT.
   const statusApp = roles.api
     ? undefined
-    : await buildStatusApp({ config, db: database.db, engine: database.engine, queue });
+    : await buildStatusApp({ config, db: database.db, databaseKind: database.kind, queue });
   const options = loggerOptions(config.LOG_LEVEL);
   const log =
     app?.log ??
@@ -131,7 +131,7 @@ export async function runHerald(config: Config, roles: Roles) {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (app) {
-    const firstStart = database.engine === 'embedded' && (await countWorkspaces(database.db)) === 0;
+    const firstStart = database.kind === 'embedded' && (await countWorkspaces(database.db)) === 0;
     await app.listen({ port: config.PORT, host: config.HOST });
     if (firstStart)
       printCredentials(
