@@ -75,7 +75,7 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
     ? await buildApp({
         config,
         db: database.db,
-        engine: database.engine,
+        databaseKind: database.kind,
         pglite: database.pglite,
         secretBox: database.secretBox,
         queue,
@@ -84,7 +84,7 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
   // A worker alone still answers health checks and scrapes on PORT.
   const statusApp = roles.api
     ? undefined
-    : await buildStatusApp({ config, db: database.db, engine: database.engine, queue });
+    : await buildStatusApp({ config, db: database.db, databaseKind: database.kind, queue });
   const options = loggerOptions(config.LOG_LEVEL);
   const log =
     app?.log ??
@@ -134,7 +134,7 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (app) {
-    const firstStart = database.engine === 'embedded' && (await countWorkspaces(database.db)) === 0;
+    const firstStart = database.kind === 'embedded' && (await countWorkspaces(database.db)) === 0;
     await app.listen({ port: config.PORT, host: config.HOST });
     if (firstStart)
       printCredentials(
