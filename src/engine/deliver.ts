@@ -16,7 +16,8 @@ import {
 } from '../repositories/messages.js';
 import { findRun, findRuns, type LockedRun } from '../repositories/runs.js';
 import { publishInboxEvents } from '../services/feed.js';
-import { findVendor } from '../repositories/vendors.js';
+import { findChannelVendors } from '../repositories/vendors.js';
+import { afterFailure, vendorForAttempt } from '../domain/vendor-failover.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { jobId } from './job-ids.js';
 import { whenDatabaseAnswers } from './outage.js';
@@ -55,11 +56,9 @@ export interface DeliveryDeps {
   retryDelayScale: number;
 }
 
-export const MAX_ATTEMPTS = 8;
 /** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
 const BACKSTOP_MS = 1000;
 const NEVER = new AbortController().signal;
-const RETRY_WINDOW_MS = 60 * 60_000;
 const FIRST_RETRY_MS = 5000;
 
 /** The wait before attempt `attempt + 1`: 2.5–5 s, then doubling, with jitter; Retry-After wins (already capped). */
@@ -77,6 +76,8 @@ const recipientOf = (row: MessageRow): MessageRecipient =>
 export interface DeliveryJob {
   messageId: string;
   attempt: number;
+  /** The vendor this attempt goes to (a retry's, or a failover's); absent: the channel's first (domain/vendor-failover.ts). */
+  vendorId?: string;
 }
 
 /** A message its job may still deliver: not settled, and this attempt not yet recorded (at-least-once). */
@@ -111,42 +112,33 @@ const renderFailed = (rendered: { reason: string }): DeliveryUpdate => ({
   error: { message: rendered.reason },
 });
 
-/** The vendor a channel delivers through now (the default active one, else the oldest), with its provider and opened config. */
+/** A vendor a channel delivers through, with its provider and opened config. */
 interface ChosenVendor {
   id: string;
   provider: Provider;
   name: string;
   nickname: string | null;
   config: Record<string, unknown>;
+  fallbackAfterSeconds: number;
 }
 
-async function chooseVendor(
-  deps: DeliveryDeps,
-  workspaceId: number,
-  channel: string,
-): Promise<ChosenVendor | undefined> {
-  const { db } = deps;
-  const vendors = await db
-    .selectFrom('vendors')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('channel', '=', channel)
-    .where('is_active', '=', true)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .execute();
-  const vendor = vendors[0] ? await findVendor(db, workspaceId, vendors[0].id) : undefined;
-  const provider = vendor ? deps.providers.get(vendor.provider) : undefined;
-  if (!vendor || !provider) return undefined;
-  return {
-    id: vendor.id,
-    provider,
-    name: vendor.provider,
-    nickname: vendor.nickname,
-    config: openConfig(vendor.config, deps.secretBox),
-  };
+/** A channel's active vendors with a known provider, in failover order (default first, then priority). */
+async function channelVendors(deps: DeliveryDeps, workspaceId: number, channel: string): Promise<ChosenVendor[]> {
+  const rows = await findChannelVendors(deps.db, workspaceId, channel);
+  return rows.flatMap((vendor) => {
+    const provider = deps.providers.get(vendor.provider);
+    if (!provider) return [];
+    return [
+      {
+        id: vendor.id,
+        provider,
+        name: vendor.provider,
+        nickname: vendor.nickname,
+        config: openConfig(vendor.config, deps.secretBox),
+        fallbackAfterSeconds: vendor.fallback_after_seconds,
+      },
+    ];
+  });
 }
 
 const noProvider = (row: MessageRow): DeliveryUpdate => {
@@ -163,7 +155,7 @@ const noProvider = (row: MessageRow): DeliveryUpdate => {
 /** What one provider call leaves on its message, and the retry it schedules (if any). */
 interface Sent {
   update: DeliveryUpdate;
-  retry?: { attempt: number; startAfter: Date };
+  retry?: { attempt: number; vendorId: string; startAfter: Date };
 }
 
 /**
@@ -174,6 +166,7 @@ async function callProvider(
   deps: DeliveryDeps,
   row: MessageRow,
   job: DeliveryJob,
+  vendors: readonly ChosenVendor[],
   vendor: ChosenVendor,
   rendered: Extract<RenderOutcome, { ok: true }>,
   signal: AbortSignal,
@@ -204,6 +197,7 @@ async function callProvider(
   countDelivery(row.channel, vendor.name, outcome.kind, ms / 1000);
   const attempt = {
     at: new Date(startedAt).toISOString(),
+    vendor: { id: vendor.id, name: vendor.name, nickname: vendor.nickname },
     ms,
     outcome: outcome.kind,
     ...(outcome.kind === 'sent' ? {} : { reason: outcome.reason }),
@@ -218,28 +212,38 @@ async function callProvider(
   };
   if (outcome.kind === 'sent')
     return { update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
-  const wait = outcome.kind === 'retry' ? retryDelayMs(job.attempt, outcome.retryAfterMs) * deps.retryDelayScale : 0;
-  const givenUp =
-    outcome.kind === 'failed' ||
-    job.attempt >= MAX_ATTEMPTS ||
-    deps.now() - row.created_at.getTime() + wait > RETRY_WINDOW_MS;
-  if (givenUp)
+  const retryAfterMs = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
+  const next = afterFailure({
+    outcome,
+    vendors,
+    current: vendor,
+    attempts: row.attempts as unknown[],
+    startedAt,
+    createdAt: row.created_at.getTime(),
+    now: deps.now(),
+    delayMs: (attemptHere) => retryDelayMs(attemptHere, retryAfterMs) * deps.retryDelayScale,
+  });
+  if (next.kind === 'give_up')
     return {
       update: {
         ...common,
         status: 'delivery_failure',
-        reason: outcome.kind === 'failed' ? 'provider_refused' : 'retries_exhausted',
+        reason: next.reason,
         error: { message: outcome.reason, provider_response: outcome.providerResponse ?? null },
       },
     };
   return {
     update: { ...common, status: 'triggered', error: { message: outcome.reason } },
-    retry: { attempt: job.attempt + 1, startAfter: new Date(deps.now() + wait) },
+    retry: {
+      attempt: job.attempt + 1,
+      vendorId: next.vendorId,
+      startAfter: new Date(deps.now() + (next.kind === 'retry' ? next.delayMs : 0)),
+    },
   };
 }
 
 const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
-  data: { messageId: row.id, attempt: retry.attempt },
+  data: { messageId: row.id, attempt: retry.attempt, vendorId: retry.vendorId },
   options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
 });
 
@@ -285,12 +289,13 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signa
       ]);
     return;
   }
-  const vendor = await chooseVendor(deps, row.workspace_id, row.channel);
+  const vendors = await channelVendors(deps, row.workspace_id, row.channel);
+  const vendor = vendorForAttempt(vendors, row.attempts as unknown[], job.vendorId);
   if (!vendor) {
     await saveDelivery(db, row.id, noProvider(row));
     return;
   }
-  const sent = await callProvider(deps, row, job, vendor, rendered, signal);
+  const sent = await callProvider(deps, row, job, vendors, vendor, rendered, signal);
   // The call was made: its outcome is saved across a database outage, or the message would be sent again; even
   // when the job's claim is gone meanwhile (its retry then finds the attempt recorded). Only a stopping worker gives up.
   const retry = sent.retry;
@@ -312,8 +317,8 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signa
 
 /**
  * A fetched batch of provider deliveries, prepared (docs/engine.md, "Batched deliveries"): its
- * messages, runs, users and tenants read set-based, each template pointer and each channel's vendor
- * read (and its config opened) once. `oneByOne` are the jobs left to deliverMessage (inbox jobs
+ * messages, runs, users and tenants read set-based, each template pointer and each channel's vendors
+ * read (and their configs opened) once. `oneByOne` are the jobs left to deliverMessage (inbox jobs
  * queued before the inbox was delivered in the step). A failure here sends nothing.
  */
 export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[]) {
@@ -334,12 +339,13 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
   const live = [...runs.values()].filter((run) => run.execution_status !== 'cancelled');
   const world = await loadRunsWorld(db, live);
   const memo: RenderMemo = new Map();
-  const vendors = new Map<string, Promise<ChosenVendor | undefined>>();
+  const vendors = new Map<string, Promise<ChosenVendor[]>>();
   const templatesUsed = new Map<string, { workspaceId: number; slug: string }>();
   const settled: (DeliveryUpdate & { id: string })[] = [];
   const calls: {
     job: DeliveryJob;
     row: MessageRow;
+    vendors: ChosenVendor[];
     vendor: ChosenVendor;
     rendered: Extract<RenderOutcome, { ok: true }>;
   }[] = [];
@@ -363,10 +369,11 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
       });
     const key = `${row.workspace_id}\u0000${row.channel}`;
     let chosen = vendors.get(key);
-    if (!chosen) vendors.set(key, (chosen = chooseVendor(deps, row.workspace_id, row.channel)));
-    const vendor = await chosen;
+    if (!chosen) vendors.set(key, (chosen = channelVendors(deps, row.workspace_id, row.channel)));
+    const ordered = await chosen;
+    const vendor = vendorForAttempt(ordered, row.attempts as unknown[], job.vendorId);
     if (!vendor) settled.push({ id: row.id, ...noProvider(row) });
-    else calls.push({ job, row, vendor, rendered });
+    else calls.push({ job, row, vendors: ordered, vendor, rendered });
   }
   for (const { workspaceId, slug } of templatesUsed.values())
     await markTemplateTriggered(db, workspaceId, slug, new Date(deps.now()));
@@ -385,9 +392,9 @@ export async function sendDeliveries(
   signalOf: (messageId: string) => AbortSignal = () => NEVER,
 ) {
   const sent = await Promise.all(
-    prepared.calls.map(async ({ job, row, vendor, rendered }) => ({
+    prepared.calls.map(async ({ job, row, vendors, vendor, rendered }) => ({
       row,
-      ...(await callProvider(deps, row, job, vendor, rendered, signalOf(row.id))),
+      ...(await callProvider(deps, row, job, vendors, vendor, rendered, signalOf(row.id))),
     })),
   );
   const updates = [...prepared.settled, ...sent.map(({ row, update }) => ({ ...update, id: row.id }))];

@@ -27,9 +27,16 @@ export const TimeoutMsSchema = Type.Optional(
 export const httpUrl = (description: string) =>
   Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s]+$', description });
 
+/**
+ * An API's address, shown on reads as it is: no credentials in it (`user:password@` is refused; they belong in the
+ * provider's secret fields, sealed at rest).
+ */
+export const apiUrl = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s/?#@]+([/?#][^\\s]*)?$', description });
+
 /** `base_url` of a provider that calls a fixed API: tests (and self-hosted compatible APIs) point it elsewhere. */
 export const baseUrl = (defaultUrl: string) =>
-  Type.Optional(httpUrl(`the API's origin, default ${defaultUrl} (tests point it at a local server)`));
+  Type.Optional(apiUrl(`the API's origin, default ${defaultUrl} (tests point it at a local server); no credentials`));
 
 /** Vendor config keys whose values are secrets: a reason or a provider answer never carries one. */
 const SECRET_KEYS = new Set(['password', 'auth_token', 'private_key', 'secret', 'api_key', 'access_token', 'key']);
