@@ -55,7 +55,7 @@ export type AfterFailure =
  */
 export function afterFailure(input: {
   /** The failing attempt: transient (retry) or a permanent refusal (failed). */
-  outcome: { kind: 'retry' | 'failed' };
+  outcome: { kind: 'retry' | 'failed'; deadAddress?: true };
   vendors: readonly FailoverVendor[];
   current: FailoverVendor;
   attempts: readonly unknown[];
@@ -78,6 +78,7 @@ export function afterFailure(input: {
   const doneHere =
     outcome.kind === 'failed' || attemptsHere >= MAX_ATTEMPTS_PER_VENDOR || now - windowStart + delayMs > windowMs;
   if (!doneHere) return { kind: 'retry', vendorId: current.id, delayMs };
-  if (next) return { kind: 'next', vendorId: next.id };
+  // A dead address (a push token the platform unregistered) is the recipient's, not the vendor's: no other vendor.
+  if (next && !('deadAddress' in outcome && outcome.deadAddress)) return { kind: 'next', vendorId: next.id };
   return { kind: 'give_up', reason: outcome.kind === 'failed' ? 'provider_refused' : 'retries_exhausted' };
 }

@@ -25,6 +25,7 @@ import { deliveryQueue, type Queue } from './queue.js';
 import { loadNamespaces, loadRecipient, loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
 import { countDelivery } from '../telemetry/metrics.js';
+import { retireDeadAddresses } from './provider-feedback.js';
 
 /**
  * One message to its channel (docs/spec/engine.md §4): rendered, then stored (inbox) or handed to the
@@ -155,6 +156,7 @@ const noProvider = (row: MessageRow): DeliveryUpdate => {
 /** What one provider call leaves on its message, and the retry it schedules (if any). */
 interface Sent {
   update: DeliveryUpdate;
+  outcome: DeliveryOutcome;
   retry?: { attempt: number; vendorId: string; startAfter: Date };
 }
 
@@ -211,7 +213,7 @@ async function callProvider(
     triggered: true,
   };
   if (outcome.kind === 'sent')
-    return { update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
+    return { outcome, update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
   const retryAfterMs = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
   const next = afterFailure({
     outcome,
@@ -225,6 +227,7 @@ async function callProvider(
   });
   if (next.kind === 'give_up')
     return {
+      outcome,
       update: {
         ...common,
         status: 'delivery_failure',
@@ -233,6 +236,7 @@ async function callProvider(
       },
     };
   return {
+    outcome,
     update: { ...common, status: 'triggered', error: { message: outcome.reason } },
     retry: {
       attempt: job.attempt + 1,
@@ -302,6 +306,7 @@ export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signa
   const stopping = deps.queue.stopSignal;
   if (!retry) {
     await whenDatabaseAnswers(() => saveDelivery(db, row.id, sent.update), stopping);
+    await retireDeadAddresses(db, [{ row, outcome: sent.outcome }]);
     return;
   }
   await whenDatabaseAnswers(
@@ -403,6 +408,7 @@ export async function sendDeliveries(
   const stopped = prepared.calls.length ? deps.queue.stopSignal : AbortSignal.abort();
   if (retries.length === 0) {
     await whenDatabaseAnswers(() => saveDeliveries(deps.db, updates), stopped);
+    await retireDeadAddresses(deps.db, sent);
     return;
   }
   await whenDatabaseAnswers(
@@ -418,4 +424,5 @@ export async function sendDeliveries(
       }),
     stopped,
   );
+  await retireDeadAddresses(deps.db, sent);
 }

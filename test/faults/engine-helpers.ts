@@ -29,6 +29,7 @@ export async function liveTemplate(t: () => TestApp, ws: WorkspaceFixture, slug:
     inbox: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' },
     email: { subject: 'Hi', html: '<p>Hi {{$recipient.distinct_id}}</p>', text: 'Hi {{$recipient.distinct_id}}' },
     sms: { text: 'Hi {{$recipient.distinct_id}}' },
+    androidpush: { title: 'Hi', body: 'Hi {{$recipient.distinct_id}}' },
   };
   for (const channel of channels)
     await call('POST', `/template/${slug}/channel/${channel}/variant/default/`, {

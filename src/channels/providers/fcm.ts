@@ -6,6 +6,7 @@ import {
   attemptDeadline,
   baseUrl,
   baseUrlOf,
+  deadAddress,
   channelValue,
   exchange,
   apiUrl,
@@ -187,7 +188,10 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     // A cached token can be revoked before it expires: get a new one and send again, once.
     if (answer.status === 401 && !auth.fresh) continue;
     if (answer.status === 401) tokens.delete(tokenKey(account.token_uri, account.client_email, account.private_key));
-    const outcome = outcomeOfAnswer(answer, fcmError(answer.body));
+    const error = fcmError(answer.body);
+    const outcome = outcomeOfAnswer(answer, error);
+    // The token is no longer registered (the app was uninstalled, the token rotated): never to be used again.
+    if (error?.startsWith('UNREGISTERED')) return deadAddress(outcome);
     if (outcome.kind === 'sent' && isObject(answer.body) && typeof answer.body.name === 'string')
       return { ...outcome, providerMessageId: answer.body.name };
     return outcome;

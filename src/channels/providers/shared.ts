@@ -150,6 +150,10 @@ export function outcomeOfAnswer(answer: HttpAnswer, detail?: string): DeliveryOu
   return { ...outcome, reason: `${outcome.reason} (${detail})` };
 }
 
+/** A refusal that says the recipient's address (a push token, a subscription) is dead: marked so. */
+export const deadAddress = (outcome: DeliveryOutcome): DeliveryOutcome =>
+  outcome.kind === 'failed' ? { ...outcome, deadAddress: true } : outcome;
+
 /** A misconfiguration found while sending: permanent until someone fixes the vendor or the recipient. */
 export const refused = (reason: string): DeliveryOutcome => ({ kind: 'failed', reason });
 
