@@ -20,9 +20,16 @@ import * as broadcasts from './2026-11-26T90-broadcasts.js';
 import * as templateApprovals from './2026-11-26T91-template-approvals.js';
 import * as runTraces from './2026-11-27T40-run-traces.js';
 import * as heraldSettings from './2026-11-27T60-herald-settings.js';
+import { vendorSecrets, type VendorSealer } from './2026-11-28T10-vendor-secrets.js';
+import * as vendorFailover from './2026-11-28T11-vendor-failover.js';
 
-/** Every migration, by name; names sort in the order they apply. */
-export const migrations: Record<string, Migration> = {
+export type { VendorSealer };
+
+/**
+ * Every migration, by name; names sort in the order they apply. A migration that seals secrets gets the runner's
+ * sealer (none: a database holding such secrets is refused by it).
+ */
+export const migrationsWith = (sealer?: VendorSealer): Record<string, Migration> => ({
   '2026-11-25T00-foundation': foundation,
   '2026-11-25T10-workspace-key-states': workspaceKeyStates,
   '2026-11-25T20-users-list-index': usersListIndex,
@@ -44,4 +51,9 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26T91-template-approvals': templateApprovals,
   '2026-11-27T40-run-traces': runTraces,
   '2026-11-27T60-herald-settings': heraldSettings,
-};
+  '2026-11-28T10-vendor-secrets': vendorSecrets(sealer),
+  '2026-11-28T11-vendor-failover': vendorFailover,
+});
+
+/** The migrations by name (what `herald migrate --status` and the doctor list). */
+export const migrations = migrationsWith();

@@ -33,8 +33,12 @@ export type DeliveryOutcome =
   | { kind: 'sent'; providerResponse?: unknown; providerMessageId?: string }
   /** A transient failure (5xx, 429, timeout, connection error): the engine may try again. */
   | { kind: 'retry'; reason: string; retryAfterMs?: number; providerResponse?: unknown }
-  /** A permanent refusal (another 4xx, a bad address, a misconfiguration): never retried. */
-  | { kind: 'failed'; reason: string; providerResponse?: unknown };
+  /**
+   * A permanent refusal (another 4xx, a bad address, a misconfiguration): never retried. `deadAddress`: the
+   * platform said the address itself is gone for good (FCM UNREGISTERED, APNs 410, web push 404/410), so the
+   * engine marks the recipient's entry inactive and never uses it again (docs/channels.md, "Provider feedback").
+   */
+  | { kind: 'failed'; reason: string; providerResponse?: unknown; deadAddress?: true };
 
 /** A vendor as configured in a workspace, secrets decrypted (never logged, never returned). */
 export interface VendorConfig {
@@ -72,6 +76,8 @@ export interface Provider {
    * by sending a test message to the destination its config names.
    */
   check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
+  /** Closes what the provider keeps between sends (connections), at shutdown. */
+  close?(): Promise<void>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

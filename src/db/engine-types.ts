@@ -107,6 +107,10 @@ export interface VendorsTable {
   nickname: string | null;
   is_default: Generated<boolean>;
   is_active: Generated<boolean>;
+  /** Failover order within the channel: lower first, the default vendor before all. */
+  priority: Generated<number>;
+  /** How long a failing delivery keeps retrying this vendor before the next one is tried. */
+  fallback_after_seconds: Generated<number>;
   config: JsonWithDefault<Record<string, unknown>>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -52,7 +52,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   // connections without the statement timeout (embedded storage has none to lift).
   let handle = createDatabase(options);
   try {
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, secretKey);
     await checkSecretKey(handle.db, secretKey);
     if (handle.kind === 'postgres') {
       await handle.db.destroy();

@@ -8,8 +8,18 @@ export interface Sealer {
   decrypt(sealed: string): string;
 }
 
-/** An incoming webhook's URL is its credential: whoever has it can post to the channel. */
-const PROVIDER_SECRET_KEYS: Record<string, string[]> = { incoming_webhook: ['url'] };
+/**
+ * Secrets beyond the common keys (issue 25): an incoming webhook's URL is its credential (whoever has it can post to
+ * the channel), and so may a webhook vendor's URL be (a token in its path or query, `user:password@`); an FCM
+ * service account file pasted whole also carries `private_key_id` (and an OAuth client's `client_secret` and
+ * `refresh_token` when one is pasted instead). A provider's `base_url` and `token_uri` are API origins shown as they
+ * are: they refuse credentials (`user:password@`) at validation (channels/providers/shared.ts).
+ */
+export const PROVIDER_SECRET_KEYS: Record<string, string[]> = {
+  incoming_webhook: ['url'],
+  webhook: ['url'],
+  fcm: ['private_key_id', 'client_secret', 'refresh_token'],
+};
 
 const secretTest = (provider: string) => (key: string) =>
   SECRET_CONFIG_KEYS.includes(key) || (PROVIDER_SECRET_KEYS[provider] ?? []).includes(key);
@@ -18,7 +28,7 @@ const secretTest = (provider: string) => (key: string) =>
  * Config maps whose every value may be a secret: a webhook's extra headers carry `authorization`
  * and API keys (issue 25), so each value is sealed and masked, the header names stay readable.
  */
-const PROVIDER_SECRET_MAPS: Record<string, string[]> = { webhook: ['headers'] };
+export const PROVIDER_SECRET_MAPS: Record<string, string[]> = { webhook: ['headers'] };
 
 const secretMapTest = (provider: string) => (key: string) => (PROVIDER_SECRET_MAPS[provider] ?? []).includes(key);
 

@@ -8,7 +8,8 @@ import { outcomeFromNetworkError } from '../channels/provider.js';
 import { timeoutOf } from '../channels/providers/shared.js';
 import { findMessagesByIds, type DeliveryUpdate, type MessageRow } from '../repositories/messages.js';
 import { findRuns, type LockedRun } from '../repositories/runs.js';
-import { findVendor } from '../repositories/vendors.js';
+import { findChannelVendors } from '../repositories/vendors.js';
+import { afterFailure, vendorForAttempt } from '../domain/vendor-failover.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { FailTogether } from './job-handler.js';
 import { jobId } from './job-ids.js';
@@ -18,6 +19,7 @@ import { deliveryQueue, type Queue } from './queue.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
 import { countDelivery } from '../telemetry/metrics.js';
+import { retireDeadAddresses } from './provider-feedback.js';
 import { traceProviderCall } from '../telemetry/spans.js';
 
 /**
@@ -50,11 +52,9 @@ export interface DeliveryDeps {
   retryDelayScale: number;
 }
 
-export const MAX_ATTEMPTS = 8;
 /** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
 const BACKSTOP_MS = 1000;
 const NEVER = new AbortController().signal;
-const RETRY_WINDOW_MS = 60 * 60_000;
 const FIRST_RETRY_MS = 5000;
 
 /** The wait before attempt `attempt + 1`: 2.5–5 s, then doubling, with jitter; Retry-After wins (already capped). */
@@ -72,6 +72,8 @@ const recipientOf = (row: MessageRow): MessageRecipient =>
 export interface DeliveryJob {
   messageId: string;
   attempt: number;
+  /** The vendor this attempt goes to (a retry's, or a failover's); absent: the channel's first (domain/vendor-failover.ts). */
+  vendorId?: string;
 }
 
 /** A message its job may still deliver: not settled, and this attempt not yet recorded (at-least-once). */
@@ -119,42 +121,33 @@ export const renderFailed = (rendered: { reason: string }): DeliveryUpdate => ({
   error: { message: rendered.reason },
 });
 
-/** The vendor a channel delivers through now (the default active one, else the oldest), with its provider and opened config. */
+/** A vendor a channel delivers through, with its provider and opened config. */
 interface ChosenVendor {
   id: string;
   provider: Provider;
   name: string;
   nickname: string | null;
   config: Record<string, unknown>;
+  fallbackAfterSeconds: number;
 }
 
-async function chooseVendor(
-  deps: DeliveryDeps,
-  workspaceId: number,
-  channel: string,
-): Promise<ChosenVendor | undefined> {
-  const { db } = deps;
-  const vendors = await db
-    .selectFrom('vendors')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('channel', '=', channel)
-    .where('is_active', '=', true)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .execute();
-  const vendor = vendors[0] ? await findVendor(db, workspaceId, vendors[0].id) : undefined;
-  const provider = vendor ? deps.providers.get(vendor.provider) : undefined;
-  if (!vendor || !provider) return undefined;
-  return {
-    id: vendor.id,
-    provider,
-    name: vendor.provider,
-    nickname: vendor.nickname,
-    config: openConfig(vendor.config, deps.secretBox),
-  };
+/** A channel's active vendors with a known provider, in failover order (default first, then priority). */
+async function channelVendors(deps: DeliveryDeps, workspaceId: number, channel: string): Promise<ChosenVendor[]> {
+  const rows = await findChannelVendors(deps.db, workspaceId, channel);
+  return rows.flatMap((vendor) => {
+    const provider = deps.providers.get(vendor.provider);
+    if (!provider) return [];
+    return [
+      {
+        id: vendor.id,
+        provider,
+        name: vendor.provider,
+        nickname: vendor.nickname,
+        config: openConfig(vendor.config, deps.secretBox),
+        fallbackAfterSeconds: vendor.fallback_after_seconds,
+      },
+    ];
+  });
 }
 
 const noProvider = (row: MessageRow): DeliveryUpdate => {
@@ -171,7 +164,8 @@ const noProvider = (row: MessageRow): DeliveryUpdate => {
 /** What one provider call leaves on its message, and the retry it schedules (if any). */
 interface Sent {
   update: DeliveryUpdate;
-  retry?: { attempt: number; startAfter: Date };
+  outcome: DeliveryOutcome;
+  retry?: { attempt: number; vendorId: string; startAfter: Date };
 }
 
 /**
@@ -182,6 +176,7 @@ async function callProvider(
   deps: DeliveryDeps,
   row: MessageRow,
   job: DeliveryJob,
+  vendors: readonly ChosenVendor[],
   vendor: ChosenVendor,
   rendered: Extract<RenderOutcome, { ok: true }>,
   signal: AbortSignal,
@@ -214,6 +209,7 @@ async function callProvider(
   countDelivery(row.channel, vendor.name, outcome.kind, ms / 1000);
   const attempt = {
     at: new Date(startedAt).toISOString(),
+    vendor: { id: vendor.id, name: vendor.name, nickname: vendor.nickname },
     ms,
     outcome: outcome.kind,
     ...(outcome.kind === 'sent' ? {} : { reason: outcome.reason }),
@@ -227,35 +223,47 @@ async function callProvider(
     triggered: true,
   };
   if (outcome.kind === 'sent')
-    return { update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
-  const wait = outcome.kind === 'retry' ? retryDelayMs(job.attempt, outcome.retryAfterMs) * deps.retryDelayScale : 0;
-  const givenUp =
-    outcome.kind === 'failed' ||
-    job.attempt >= MAX_ATTEMPTS ||
-    deps.now() - row.created_at.getTime() + wait > RETRY_WINDOW_MS;
-  if (givenUp)
+    return { outcome, update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
+  const retryAfterMs = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
+  const next = afterFailure({
+    outcome,
+    vendors,
+    current: vendor,
+    attempts: row.attempts as unknown[],
+    startedAt,
+    createdAt: row.created_at.getTime(),
+    now: deps.now(),
+    delayMs: (attemptHere) => retryDelayMs(attemptHere, retryAfterMs) * deps.retryDelayScale,
+  });
+  if (next.kind === 'give_up')
     return {
+      outcome,
       update: {
         ...common,
         status: 'delivery_failure',
-        reason: outcome.kind === 'failed' ? 'provider_refused' : 'retries_exhausted',
+        reason: next.reason,
         error: { message: outcome.reason, provider_response: outcome.providerResponse ?? null },
       },
     };
   return {
+    outcome,
     update: { ...common, status: 'triggered', error: { message: outcome.reason } },
-    retry: { attempt: job.attempt + 1, startAfter: new Date(deps.now() + wait) },
+    retry: {
+      attempt: job.attempt + 1,
+      vendorId: next.vendorId,
+      startAfter: new Date(deps.now() + (next.kind === 'retry' ? next.delayMs : 0)),
+    },
   };
 }
 
 const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
-  data: { messageId: row.id, attempt: retry.attempt },
+  data: { messageId: row.id, attempt: retry.attempt, vendorId: retry.vendorId },
   options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
 });
 
 /**
  * A fetched batch of deliveries, prepared (docs/engine.md, "Deliveries"): its messages, runs, users and tenants read
- * set-based, each template pointer and each channel's vendor read (and its config opened) once. A single job is a
+ * set-based, each template pointer and each channel's vendors read (and their configs opened) once. A single job is a
  * batch of one. What needs no provider call is `settled` here: a cancelled run, a render failure, no vendor, and the
  * inbox (stored as delivered: inbox jobs queued before the inbox was delivered in the run's step). A failure here
  * sends nothing.
@@ -276,12 +284,13 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
   const live = [...runs.values()].filter((run) => run.execution_status !== 'cancelled');
   const world = await loadRunsWorld(db, live);
   const memo: RenderMemo = new Map();
-  const vendors = new Map<string, Promise<ChosenVendor | undefined>>();
+  const vendors = new Map<string, Promise<ChosenVendor[]>>();
   const templatesUsed = new Map<string, { workspaceId: number; slug: string }>();
   const settled: Settled[] = [];
   const calls: {
     job: DeliveryJob;
     row: MessageRow;
+    vendors: ChosenVendor[];
     vendor: ChosenVendor;
     rendered: Extract<RenderOutcome, { ok: true }>;
   }[] = [];
@@ -309,10 +318,11 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     }
     const key = `${row.workspace_id}\u0000${row.channel}`;
     let chosen = vendors.get(key);
-    if (!chosen) vendors.set(key, (chosen = chooseVendor(deps, row.workspace_id, row.channel)));
-    const vendor = await chosen;
+    if (!chosen) vendors.set(key, (chosen = channelVendors(deps, row.workspace_id, row.channel)));
+    const ordered = await chosen;
+    const vendor = vendorForAttempt(ordered, row.attempts as unknown[], job.vendorId);
     if (!vendor) settled.push({ row, update: noProvider(row) });
-    else calls.push({ job, row, vendor, rendered });
+    else calls.push({ job, row, vendors: ordered, vendor, rendered });
   }
   for (const { workspaceId, slug } of templatesUsed.values())
     await markTemplateTriggered(db, workspaceId, slug, new Date(deps.now()));
@@ -337,9 +347,9 @@ export async function sendDeliveries(
   signalOf: (messageId: string) => AbortSignal = () => NEVER,
 ) {
   const sent = await Promise.all(
-    prepared.calls.map(async ({ job, row, vendor, rendered }) => ({
+    prepared.calls.map(async ({ job, row, vendors, vendor, rendered }) => ({
       row,
-      ...(await callProvider(deps, row, job, vendor, rendered, signalOf(row.id))),
+      ...(await callProvider(deps, row, job, vendors, vendor, rendered, signalOf(row.id))),
     })),
   );
   const changes = [...prepared.settled, ...sent];
@@ -363,6 +373,7 @@ export async function sendDeliveries(
     if (prepared.calls.length === 0) throw error;
     throw new FailTogether(error);
   }
+  await retireDeadAddresses(deps.db, sent);
 }
 
 /** One batch of delivery jobs (or one job) delivered: prepared, then sent. */

@@ -10,6 +10,8 @@ export const presentVendor = (row: VendorRow) => ({
   nickname: row.nickname,
   is_default: row.is_default,
   is_active: row.is_active,
+  priority: row.priority,
+  fallback_after_seconds: row.fallback_after_seconds,
   config: maskConfig(row.provider, row.config),
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at),

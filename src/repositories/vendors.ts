@@ -12,6 +12,8 @@ const COLUMNS = [
   'nickname',
   'is_default',
   'is_active',
+  'priority',
+  'fallback_after_seconds',
   'config',
   'created_at',
   'updated_at',
@@ -33,7 +35,7 @@ export function findVendor(db: Db, workspaceId: number, id: string, options: { l
   return query.executeTakeFirst();
 }
 
-/** The vendor each channel delivers through: the default active one, else the oldest active one. */
+/** The vendor each channel delivers through first: the default active one, else the first by priority (then age). */
 export async function findActiveVendors(db: Db, workspaceId: number) {
   const rows = await db
     .selectFrom('vendors')
@@ -41,12 +43,31 @@ export async function findActiveVendors(db: Db, workspaceId: number) {
     .where('workspace_id', '=', workspaceId)
     .where('is_active', '=', true)
     .orderBy('is_default', 'desc')
+    .orderBy('priority')
     .orderBy('created_at')
     .orderBy('id')
     .execute();
   const byChannel = new Map<string, { id: string; provider: string; nickname: string | null }>();
   for (const row of rows) if (!byChannel.has(row.channel)) byChannel.set(row.channel, row);
   return byChannel;
+}
+
+/**
+ * The vendors of a channel, in the order a delivery tries them (docs/channels.md, "Failover"): the active ones, the
+ * default first, then by `priority` (lower first), then the oldest.
+ */
+export function findChannelVendors(db: Db, workspaceId: number, channel: string) {
+  return db
+    .selectFrom('vendors')
+    .select(COLUMNS)
+    .where('workspace_id', '=', workspaceId)
+    .where('channel', '=', channel)
+    .where('is_active', '=', true)
+    .orderBy('is_default', 'desc')
+    .orderBy('priority')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Before a vendor becomes its channel's default, the previous default stops being one. */
@@ -61,7 +82,11 @@ export async function clearDefault(trx: Db, workspaceId: number, channel: string
     .execute();
 }
 
-export function insertVendor(trx: Db, vendor: Omit<VendorRow, 'created_at' | 'updated_at'>) {
+export function insertVendor(
+  trx: Db,
+  vendor: Omit<VendorRow, 'created_at' | 'updated_at' | 'priority' | 'fallback_after_seconds'> &
+    Partial<Pick<VendorRow, 'priority' | 'fallback_after_seconds'>>,
+) {
   return trx
     .insertInto('vendors')
     .values({ ...vendor, config: JSON.stringify(vendor.config) })
@@ -73,7 +98,9 @@ export function updateVendor(
   trx: Db,
   workspaceId: number,
   id: string,
-  changes: Partial<Pick<VendorRow, 'nickname' | 'is_default' | 'is_active' | 'config'>>,
+  changes: Partial<
+    Pick<VendorRow, 'nickname' | 'is_default' | 'is_active' | 'priority' | 'fallback_after_seconds' | 'config'>
+  >,
 ) {
   return trx
     .updateTable('vendors')

@@ -10,6 +10,19 @@ export const VENDOR_CHANNELS = PROVIDER_CHANNELS;
 export const SECRET_CONFIG_KEYS = ['password', 'auth_token', 'private_key', 'secret', 'api_key', 'access_token', 'key'];
 export const MASK = '********';
 
+const Priority = Type.Integer({
+  minimum: 0,
+  maximum: 1000,
+  description: 'failover order within the channel: lower first (default 0); the default vendor comes before all',
+});
+const FallbackAfterSeconds = Type.Integer({
+  minimum: 0,
+  maximum: 86_400,
+  description:
+    'how long a failing delivery keeps retrying this vendor before the next active vendor of the channel takes ' +
+    'it (default 60; 0: at the first transient failure); a permanent refusal goes to the next vendor at once',
+});
+
 export const VendorSchema = Type.Object(
   {
     id: Type.String(),
@@ -18,6 +31,8 @@ export const VendorSchema = Type.Object(
     nickname: Nullable(Type.String()),
     is_default: Type.Boolean(),
     is_active: Type.Boolean(),
+    priority: Priority,
+    fallback_after_seconds: FallbackAfterSeconds,
     config: Type.Record(Type.String(), Type.Unknown(), { description: `secrets shown as "${MASK}"` }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -37,6 +52,8 @@ export const VendorCreateBodySchema = Type.Object(
     nickname: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
     is_default: Type.Optional(Type.Boolean()),
     is_active: Type.Optional(Type.Boolean()),
+    priority: Type.Optional(Priority),
+    fallback_after_seconds: Type.Optional(FallbackAfterSeconds),
     config: Type.Record(Type.String(), Type.Unknown()),
   },
   { additionalProperties: false },
@@ -47,6 +64,8 @@ export const VendorPatchBodySchema = Type.Object(
     nickname: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
     is_default: Type.Optional(Type.Boolean()),
     is_active: Type.Optional(Type.Boolean()),
+    priority: Type.Optional(Priority),
+    fallback_after_seconds: Type.Optional(FallbackAfterSeconds),
     config: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description: `merged into the stored config; a secret sent as "${MASK}" keeps its stored value`,

@@ -47,6 +47,8 @@ export async function createVendor(
     nickname?: string | null;
     is_default?: boolean;
     is_active?: boolean;
+    priority?: number;
+    fallback_after_seconds?: number;
     config: Record<string, unknown>;
   },
 ) {
@@ -61,6 +63,8 @@ export async function createVendor(
     nickname: input.nickname ?? null,
     is_default: input.is_default ?? false,
     is_active: input.is_active ?? true,
+    ...(input.priority !== undefined ? { priority: input.priority } : {}),
+    ...(input.fallback_after_seconds !== undefined ? { fallback_after_seconds: input.fallback_after_seconds } : {}),
     config: sealConfig(input.provider, input.config, box),
   });
 }
@@ -71,7 +75,14 @@ export async function changeVendor(
   registry: ProviderRegistry,
   workspaceId: number,
   id: string,
-  input: { nickname?: string | null; is_default?: boolean; is_active?: boolean; config?: Record<string, unknown> },
+  input: {
+    nickname?: string | null;
+    is_default?: boolean;
+    is_active?: boolean;
+    priority?: number;
+    fallback_after_seconds?: number;
+    config?: Record<string, unknown>;
+  },
 ) {
   const row = await findVendor(trx, workspaceId, id, { lock: true });
   if (!row) throw vendorNotFound(id);
@@ -87,6 +98,8 @@ export async function changeVendor(
     ...(input.nickname !== undefined ? { nickname: input.nickname } : {}),
     ...(input.is_default !== undefined ? { is_default: input.is_default } : {}),
     ...(input.is_active !== undefined ? { is_active: input.is_active } : {}),
+    ...(input.priority !== undefined ? { priority: input.priority } : {}),
+    ...(input.fallback_after_seconds !== undefined ? { fallback_after_seconds: input.fallback_after_seconds } : {}),
     ...(config ? { config } : {}),
   });
 }

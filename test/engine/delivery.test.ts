@@ -39,7 +39,7 @@ describe('the delivery decision and the webhook provider', () => {
       is_default: true,
       is_active: true,
       // Header values can hold credentials: sealed and masked like the secret (issue 25, point 3).
-      config: { url: receiver.url, secret: '********', headers: { 'x-team': '********' } },
+      config: { url: '********', secret: '********', headers: { 'x-team': '********' } },
     });
     const config = configClient(t, ws);
     expect((await config.inject('GET', `/vendor/${created.id}/`)).json().config.secret).toBe('********');

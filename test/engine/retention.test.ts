@@ -4,7 +4,7 @@ import { purgeExpired, RETENTION_CRON } from '../../src/engine/retention.js';
 import { QUEUES } from '../../src/engine/queue.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
-import { liveTemplate } from '../faults/engine-helpers.js';
+import { liveTemplate } from '../support/templates.js';
 import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
 import { testClock } from './flow-helpers.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';

@@ -12,9 +12,10 @@ const CONTENT: Record<string, object> = {
   inbox: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' },
   email: { subject: 'Hi', html: '<p>Hi {{$recipient.distinct_id}}</p>', text: 'Hi {{$recipient.distinct_id}}' },
   sms: { text: 'Hi {{$recipient.distinct_id}}' },
+  androidpush: { title: 'Hi', body: 'Hi {{$recipient.distinct_id}}' },
 };
 
-/** A live template with a variant for each channel (inbox, email, sms). */
+/** A live template with a variant for each channel (inbox, email, sms, androidpush). */
 export async function liveTemplate(t: () => TestApp, ws: WorkspaceFixture, slug: string, channels: string[]) {
   const call = async (method: 'POST' | 'PATCH', path: string, body: unknown) => {
     const response = await t().app.inject({

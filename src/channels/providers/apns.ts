@@ -7,6 +7,7 @@ import {
   attemptDeadline,
   baseUrl,
   baseUrlOf,
+  deadAddress,
   channelValue,
   isObject,
   nonEmptyString,
@@ -227,6 +228,8 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     // A token past its hour (a clock that drifted) is refused: sign a new one and send again, once.
     if (answer.status === 403 && reason === 'ExpiredProviderToken' && !token.fresh) continue;
     const outcome = outcomeOfAnswer(answer, reason);
+    // 410 Unregistered: the device token is no longer active for the topic.
+    if (answer.status === 410) return deadAddress(outcome);
     if (outcome.kind === 'sent' && answer.apnsId) return { ...outcome, providerMessageId: answer.apnsId };
     return outcome;
   }

@@ -6,9 +6,10 @@ import {
   attemptDeadline,
   baseUrl,
   baseUrlOf,
+  deadAddress,
   channelValue,
   exchange,
-  httpUrl,
+  apiUrl,
   isObject,
   nonEmptyString,
   outcomeOfAnswer,
@@ -37,7 +38,7 @@ export const FcmConfigSchema = Type.Object(
       maxLength: 8192,
       description: "the service account's PEM private key (secret), as in its JSON file",
     }),
-    token_uri: Type.Optional(httpUrl(`the OAuth2 token endpoint, default ${GOOGLE_TOKEN_URI}`)),
+    token_uri: Type.Optional(apiUrl(`the OAuth2 token endpoint, default ${GOOGLE_TOKEN_URI}; no credentials`)),
     base_url: baseUrl(FCM_API),
     timeout_ms: TimeoutMsSchema,
   },
@@ -187,7 +188,10 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     // A cached token can be revoked before it expires: get a new one and send again, once.
     if (answer.status === 401 && !auth.fresh) continue;
     if (answer.status === 401) tokens.delete(tokenKey(account.token_uri, account.client_email, account.private_key));
-    const outcome = outcomeOfAnswer(answer, fcmError(answer.body));
+    const error = fcmError(answer.body);
+    const outcome = outcomeOfAnswer(answer, error);
+    // The token is no longer registered (the app was uninstalled, the token rotated): never to be used again.
+    if (error?.startsWith('UNREGISTERED')) return deadAddress(outcome);
     if (outcome.kind === 'sent' && isObject(answer.body) && typeof answer.body.name === 'string')
       return { ...outcome, providerMessageId: answer.body.name };
     return outcome;

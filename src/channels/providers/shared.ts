@@ -27,9 +27,16 @@ export const TimeoutMsSchema = Type.Optional(
 export const httpUrl = (description: string) =>
   Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s]+$', description });
 
+/**
+ * An API's address, shown on reads as it is: no credentials in it (`user:password@` is refused; they belong in the
+ * provider's secret fields, sealed at rest).
+ */
+export const apiUrl = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s/?#@]+([/?#][^\\s]*)?$', description });
+
 /** `base_url` of a provider that calls a fixed API: tests (and self-hosted compatible APIs) point it elsewhere. */
 export const baseUrl = (defaultUrl: string) =>
-  Type.Optional(httpUrl(`the API's origin, default ${defaultUrl} (tests point it at a local server)`));
+  Type.Optional(apiUrl(`the API's origin, default ${defaultUrl} (tests point it at a local server); no credentials`));
 
 /** Vendor config keys whose values are secrets: a reason or a provider answer never carries one. */
 const SECRET_KEYS = new Set(['password', 'auth_token', 'private_key', 'secret', 'api_key', 'access_token', 'key']);
@@ -143,6 +150,10 @@ export function outcomeOfAnswer(answer: HttpAnswer, detail?: string): DeliveryOu
   return { ...outcome, reason: `${outcome.reason} (${detail})` };
 }
 
+/** A refusal that says the recipient's address (a push token, a subscription) is dead: marked so. */
+export const deadAddress = (outcome: DeliveryOutcome): DeliveryOutcome =>
+  outcome.kind === 'failed' ? { ...outcome, deadAddress: true } : outcome;
+
 /** A misconfiguration found while sending: permanent until someone fixes the vendor or the recipient. */
 export const refused = (reason: string): DeliveryOutcome => ({ kind: 'failed', reason });
 
@@ -165,8 +176,9 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
     }
     return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
   };
-  const { check } = provider;
+  const { check, close } = provider;
   return {
+    ...(close ? { close: () => close() } : {}),
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,

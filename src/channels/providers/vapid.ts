@@ -8,6 +8,7 @@ import {
   exchange,
   isObject,
   nonEmptyString,
+  deadAddress,
   outcomeOfAnswer,
   refused,
   timeoutOf,
@@ -106,7 +107,7 @@ async function send(
   if (!result.ok) return result.outcome;
   const { answer } = result;
   if (answer.status === 404 || answer.status === 410)
-    return outcomeOfAnswer(answer, 'the push subscription has expired or was unsubscribed');
+    return deadAddress(outcomeOfAnswer(answer, 'the push subscription has expired or was unsubscribed'));
   const detail = typeof answer.body === 'string' && answer.body.length <= 200 ? answer.body : undefined;
   const outcome = outcomeOfAnswer(answer, detail);
   const location = answer.headers.get('location');

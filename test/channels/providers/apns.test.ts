@@ -93,6 +93,7 @@ describe('apns provider', () => {
       kind: 'failed',
       reason: 'provider answered 410 (Unregistered)',
       providerResponse: gone,
+      deadAddress: true,
     });
     expect(await send()).toEqual({
       kind: 'failed',

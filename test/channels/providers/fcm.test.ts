@@ -115,6 +115,8 @@ describe('fcm provider', () => {
       kind: 'failed',
       reason: 'provider answered 404 (UNREGISTERED: Requested entity was not found.)',
       providerResponse: error,
+      // The token is dead: the engine marks it inactive on the user (provider feedback).
+      deadAddress: true,
     });
   });
 

@@ -77,11 +77,13 @@ describe('vapid provider', () => {
       kind: 'failed',
       reason: 'provider answered 410 (the push subscription has expired or was unsubscribed)',
       providerResponse: 'push subscription has unsubscribed or expired.',
+      deadAddress: true,
     });
     expect(await send()).toEqual({
       kind: 'failed',
       reason: 'provider answered 404 (the push subscription has expired or was unsubscribed)',
       providerResponse: null,
+      deadAddress: true,
     });
   });
 
