@@ -21,6 +21,7 @@ import { workspaceRoutes } from './workspaces.js';
 import { workflowRunRoutes } from '../base/workflow-runs.js';
 import { messageReadRoutes } from '../base/messages.js';
 import { templatePreviewRoutes } from './template-preview.js';
+import { workflowTestRunRoutes } from './workflow-test-run.js';
 
 /** The management surface: ops calls, authenticated by service token; all but /v1/workspace/ scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -65,5 +66,6 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     await scoped.register(withErrorShape('full', workflowRunRoutes('management')));
     await scoped.register(withErrorShape('full', messageReadRoutes('management')));
     await scoped.register(withErrorShape('full', templatePreviewRoutes));
+    await scoped.register(withErrorShape('full', workflowTestRunRoutes));
   });
 };

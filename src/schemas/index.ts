@@ -39,6 +39,8 @@ import {
   WorkflowExecutionSchema,
   WorkflowExecutionTraceSchema,
   WorkflowRunTraceSchema,
+  TestRunDeliverySchema,
+  WorkflowTestRunSchema,
 } from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
@@ -83,6 +85,8 @@ export const sharedSchemas = [
   WorkflowExecutionSchema,
   WorkflowRunTraceSchema,
   WorkflowExecutionTraceSchema,
+  TestRunDeliverySchema,
+  WorkflowTestRunSchema,
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
