@@ -43,6 +43,7 @@ import {
   WorkflowTestRunSchema,
 } from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
+import { QueueOverviewSchema } from './queue.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
@@ -87,6 +88,7 @@ export const sharedSchemas = [
   WorkflowExecutionTraceSchema,
   TestRunDeliverySchema,
   WorkflowTestRunSchema,
+  QueueOverviewSchema,
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
