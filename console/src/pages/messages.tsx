@@ -244,12 +244,8 @@ export function MessageDetail(props: { ws: string; id: string }) {
                 <Json value={m.error} />
               </>
             )}
-            {Array.isArray(m.attempts_log ?? m.deliveries) && (
-              <>
-                <h2>Attempts</h2>
-                <Json value={m.attempts_log ?? m.deliveries} />
-              </>
-            )}
+            <h2>Attempts</h2>
+            <AttemptLog attempts={m.delivery_attempts ?? []} />
           </div>
           <div class="pane">
             <h2>Rendered content</h2>
@@ -262,5 +258,54 @@ export function MessageDetail(props: { ws: string; id: string }) {
         </div>
       )}
     </Page>
+  );
+}
+
+const text = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Every delivery attempt the message records, oldest first: when, through which vendor, how it went. */
+function AttemptLog(props: { attempts: Record<string, unknown>[] }) {
+  if (props.attempts.length === 0)
+    return <Empty title="No attempt yet.">A message Herald decided not to send is never attempted.</Empty>;
+  return (
+    <table class="table compact" aria-label="Delivery attempts">
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">At</th>
+          <th scope="col">Vendor</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Took</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.attempts.map((a, i) => {
+          const vendor = a.vendor as { name?: string; nickname?: string | null } | string | undefined;
+          return (
+            <tr key={i}>
+              <td>{i + 1}</td>
+              <td>
+                <Time at={typeof a.at === 'string' ? a.at : null} />
+              </td>
+              <td>{typeof vendor === 'object' && vendor ? (vendor.nickname ?? vendor.name ?? '') : text(vendor)}</td>
+              <td>
+                <StatusBadge status={text(a.outcome)} />
+              </td>
+              <td>{typeof a.ms === 'number' ? `${a.ms} ms` : ''}</td>
+              <td>
+                {text(a.reason)}
+                {a.provider_response !== undefined && a.provider_response !== null && (
+                  <details>
+                    <summary>Provider response</summary>
+                    <Json value={a.provider_response} />
+                  </details>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
