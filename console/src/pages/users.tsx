@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { PagedTable } from '../components/paged-table';
 import { useAsync } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
 import type { PreferenceEvaluations } from '../types';
 import {
   Badge,
-  CursorPager,
   Empty,
   ErrorNotice,
   Field,
@@ -59,44 +59,32 @@ export function Users(props: { ws: string }) {
           </button>
         )}
       </form>
-      {list.error ? (
-        <ErrorNotice error={list.error} what="User search" />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.results.length === 0 ? (
-        <Empty title={q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.'}>
-          Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that names
-          a recipient.
-        </Empty>
-      ) : (
-        <>
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">distinct_id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.results.map((u) => (
-                <tr key={str(u.distinct_id)}>
-                  <td>
-                    <Link to={`/users/${encodeURIComponent(str(u.distinct_id))}`}>{str(u.distinct_id)}</Link>
-                  </td>
-                  <td>{str(u.name ?? (u.properties as Record<string, unknown> | undefined)?.name)}</td>
-                  <td>{str(Array.isArray(u.$email) ? (u.$email[0] as Record<string, unknown>)?.value : u.$email)}</td>
-                  <td>
-                    <Time at={str(u.created_at) || null} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        what="User search"
+        empty={{
+          title: q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.',
+          children: (
+            <>
+              Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that
+              names a recipient.
+            </>
+          ),
+        }}
+        rowKey={(u) => str(u.distinct_id)}
+        columns={[
+          {
+            header: 'distinct_id',
+            cell: (u) => <Link to={`/users/${encodeURIComponent(str(u.distinct_id))}`}>{str(u.distinct_id)}</Link>,
+          },
+          { header: 'Name', cell: (u) => str(u.name ?? (u.properties as Record<string, unknown> | undefined)?.name) },
+          {
+            header: 'Email',
+            cell: (u) => str(Array.isArray(u.$email) ? (u.$email[0] as Record<string, unknown>)?.value : u.$email),
+          },
+          { header: 'Created', cell: (u) => <Time at={str(u.created_at) || null} /> },
+        ]}
+      />
     </Page>
   );
 }

@@ -19,6 +19,7 @@ import {
   Time,
   valueOf,
 } from '../components/ui';
+import { CommitForm } from '../components/commit-form';
 import { PreviewFrame } from '../components/preview-frame';
 import type { TestRunDelivery, Workflow } from '../types';
 
@@ -195,7 +196,6 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
   const [saved, setSaved] = useState<Workflow | undefined>();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>();
-  const [commitMessage, setCommitMessage] = useState('');
   const [tab, setTab] = useState<'editor' | 'changes' | 'test'>('editor');
 
   useEffect(() => {
@@ -245,17 +245,17 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
       setError(e);
     }
   }
-  async function commit(event: Event) {
-    event.preventDefault();
+  async function commit(message: string) {
     setError(undefined);
     try {
-      await api.workflows.commit(props.ws, props.slug, commitMessage);
-      setCommitMessage('');
+      await api.workflows.commit(props.ws, props.slug, message);
       setNotice('Committed: the draft is now live.');
       draft.reload();
       live.reload();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     }
   }
   async function toggle() {
@@ -355,17 +355,7 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
                 Discard changes
               </button>
             </div>
-            <form class="row commit" onSubmit={commit}>
-              <input
-                aria-label="Commit message"
-                placeholder="What changed (commit message)"
-                value={commitMessage}
-                onInput={(e) => setCommitMessage(valueOf(e))}
-              />
-              <button type="submit" class="primary" disabled={dirty || !saved.validation_result.is_valid}>
-                Commit
-              </button>
-            </form>
+            <CommitForm disabled={dirty || !saved.validation_result.is_valid} onCommit={commit} />
           </div>
         </div>
       )}
