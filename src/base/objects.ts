@@ -35,7 +35,7 @@ export const objectReadRoutes =
           summary: 'List objects of one type, oldest first (cursor pagination)',
           params: surfaceParams(surface, ObjectTypeParamsSchema.properties),
           querystring: CursorQuerySchema,
-          response: { 200: cursorList(ref(ObjectSchema)), ...errors(400, 401) },
+          response: { 200: cursorList(ref(ObjectSchema)), ...errors(400, 401, 404) },
         },
       },
       async (request) => {

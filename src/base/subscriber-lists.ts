@@ -48,7 +48,7 @@ export const subscriberListReadRoutes =
           params: surfaceParams(surface, {}),
           summary: 'List the lists, oldest first',
           querystring: OffsetQuerySchema,
-          response: { 200: offsetList(ref(SubscriberListSchema)), ...fullErrors(400, 401) },
+          response: { 200: offsetList(ref(SubscriberListSchema)), ...fullErrors(400, 401, 404) },
         },
       },
       async (request) => {
