@@ -6,6 +6,9 @@ import type {
   Execution,
   Message,
   OffsetList,
+  PreferenceEvaluations,
+  QueueOverview,
+  SubscribedToList,
   Preview,
   Template,
   Variant,
@@ -190,10 +193,17 @@ export const api = {
   users: {
     list: (w: string, query: Query) => request<CursorList<Record<string, unknown>>>('GET', `${ws(w)}/user/`, { query }),
     get: (w: string, id: string) => request<Record<string, unknown>>('GET', `${ws(w)}/user/${seg(id)}/`),
+    /** Every category on every channel, with the rule that decided (docs/management-twins.md). */
     preferences: (w: string, id: string) =>
-      request<Record<string, unknown>>('GET', `${ws(w)}/user/${seg(id)}/preference/`),
+      request<PreferenceEvaluations>('GET', `${ws(w)}/user/${seg(id)}/preference/evaluation/`),
     lists: (w: string, id: string) =>
-      request<Record<string, unknown>>('GET', `${ws(w)}/user/${seg(id)}/subscribed_to/list/`),
+      request<CursorList<SubscribedToList>>('GET', `${ws(w)}/user/${seg(id)}/subscribed_to/list/`, {
+        query: { limit: 100 },
+      }),
+    objects: (w: string, id: string) =>
+      request<CursorList<Record<string, unknown>>>('GET', `${ws(w)}/user/${seg(id)}/subscribed_to/object/`, {
+        query: { limit: 100 },
+      }),
   },
-  queues: (w: string) => request<Record<string, unknown>>('GET', `${ws(w)}/queue/`),
+  queues: (w: string) => request<QueueOverview>('GET', `${ws(w)}/queue/`),
 };

@@ -132,6 +132,8 @@ export interface Message {
   content: Record<string, unknown> | null;
   error: unknown;
   attempts: number;
+  /** Every delivery attempt, oldest first, as the message records it. */
+  delivery_attempts?: Record<string, unknown>[];
   created_at?: string;
   [key: string]: unknown;
 }
@@ -171,4 +173,32 @@ export interface TestRunStep extends RunStep {
   vendor?: unknown;
   content?: Record<string, unknown> | null;
   [key: string]: unknown;
+}
+
+export interface PreferenceEvaluations {
+  tenant_id: string;
+  results: { category: string; channel: string; allowed: boolean; reason: string; message: string }[];
+}
+export interface SubscribedToList {
+  list: { list_id: string; list_name: string | null; subscribers_count?: number };
+  created_at: string;
+}
+export interface QueueOverview {
+  queues: { name: string; waiting: number; active: number; failed: number; oldest_job_age_seconds: number | null }[];
+  failed_jobs: {
+    id: string;
+    queue: string;
+    error: string | null;
+    retry_count: number;
+    created_at: string;
+    failed_at: string | null;
+  }[];
+}
+export interface TestRunDelivery {
+  channel: string;
+  channel_identity: unknown;
+  decision: { send: boolean; reason: string | null };
+  vendor: { id: string; provider: string; nickname: string | null } | null;
+  content: Record<string, unknown> | null;
+  error: string | null;
 }

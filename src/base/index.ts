@@ -61,7 +61,7 @@ export const baseTree: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(withErrorShape('full', segmentRoutes));
   await app.register(withErrorShape('full', subscriberListRoutes));
   await app.register(withErrorShape('full', subscriberListVersionRoutes));
-  await app.register(withErrorShape('short', userListRoutes));
+  await app.register(withErrorShape('short', userListRoutes('base')));
   await app.register(withErrorShape('full', baseTemplateRoutes));
   // The trigger calls answer errors in their own `{status: "fail", message}` shape (set per route).
   await app.register(triggerRoutes);

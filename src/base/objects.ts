@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { deleteObject, deleteObjects, editObject, getObject, listObjects, upsertObject } from '../services/objects.js';
 import { NoContent, ref, errors } from '../schemas/common.js';
 import { cursorList, CursorQuerySchema } from '../schemas/cursor.js';
@@ -11,47 +12,59 @@ import {
 } from '../schemas/objects.js';
 import { presentObject } from '../presenters/objects.js';
 
+const refOf = (params: { object_type: string; id: string }) => ({
+  objectType: params.object_type,
+  objectId: params.id,
+});
+
+/**
+ * The object reads: the list of a type and one object, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
+ * (docs/management-twins.md).
+ */
+export const objectReadRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'objects');
+
+    app.get(
+      surfacePath(surface, '/object/:object_type/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listObjects'),
+          summary: 'List objects of one type, oldest first (cursor pagination)',
+          params: surfaceParams(surface, ObjectTypeParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(ObjectSchema)), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const page = await listObjects(app.db, request.workspace.id, request.params.object_type, request.query);
+        return { meta: page.meta, results: page.results.map(presentObject) };
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/object/:object_type/:id/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'getObject'),
+          summary: 'Fetch an object',
+          params: surfaceParams(surface, ObjectParamsSchema.properties),
+          response: { 200: ref(ObjectSchema), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        return presentObject(await getObject(app.db, request.workspace.id, refOf(request.params)));
+      },
+    );
+  };
+
 /** Objects: teams, projects, organizations… — fan-out targets that carry properties and channels like users. */
 export const objectRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['objects'];
-  const refOf = (params: { object_type: string; id: string }) => ({
-    objectType: params.object_type,
-    objectId: params.id,
-  });
-
-  app.get(
-    '/v1/object/:object_type/',
-    {
-      schema: {
-        tags,
-        operationId: 'listObjects',
-        summary: 'List objects of one type, oldest first (cursor pagination)',
-        params: ObjectTypeParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(ObjectSchema)), ...errors(400, 401) },
-      },
-    },
-    async (request) => {
-      const page = await listObjects(app.db, request.workspace.id, request.params.object_type, request.query);
-      return { meta: page.meta, results: page.results.map(presentObject) };
-    },
-  );
-
-  app.get(
-    '/v1/object/:object_type/:id/',
-    {
-      schema: {
-        tags,
-        operationId: 'getObject',
-        summary: 'Fetch an object',
-        params: ObjectParamsSchema,
-        response: { 200: ref(ObjectSchema), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      return presentObject(await getObject(app.db, request.workspace.id, refOf(request.params)));
-    },
-  );
+  await app.register(objectReadRoutes('base'));
 
   app.post(
     '/v1/object/:object_type/:id/',

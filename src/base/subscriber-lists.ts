@@ -1,5 +1,6 @@
 import { EmptyBodySchema } from '../schemas/empty-body.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { presentList } from '../presenters/subscriber-lists.js';
 import { notFoundErrors } from '../errors.js';
 import {
@@ -29,9 +30,89 @@ import {
 } from '../schemas/subscriber-lists.js';
 import { DistinctIdParamsSchema } from '../schemas/users.js';
 
+/**
+ * The list reads: the lists, one list and its members, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
+ * (docs/management-twins.md).
+ */
+export const subscriberListReadRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'subscriber lists');
+
+    app.get(
+      surfacePath(surface, '/subscriber_list/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listSubscriberLists'),
+          params: surfaceParams(surface, {}),
+          summary: 'List the lists, oldest first',
+          querystring: OffsetQuerySchema,
+          response: { 200: offsetList(ref(SubscriberListSchema)), ...fullErrors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { rows, count } = await listLists(app.db, request.workspace.id, { limit, offset });
+        return { meta: { count, limit, offset }, results: rows.map(presentList) };
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/subscriber_list/:list_id/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'getSubscriberList'),
+          summary: 'Fetch a list, with its member count and draft versions',
+          params: surfaceParams(surface, ListParamsSchema.properties),
+          response: { 200: ref(SubscriberListSchema), ...fullErrors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const row = await findList(app.db, request.workspace.id, request.params.list_id);
+        if (!row) throw listNotFound(request.params.list_id);
+        return presentList(row);
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/subscriber_list/:list_id/subscriber/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listSubscriberListMembers'),
+          summary: "List the live list's members, oldest membership first",
+          params: surfaceParams(surface, ListParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(ListSubscriberSchema)), ...fullErrors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const workspaceId = request.workspace.id;
+        const list = await findList(app.db, workspaceId, request.params.list_id);
+        if (!list) throw listNotFound(request.params.list_id);
+        const page = await listMembers(
+          app.db,
+          { workspaceId, listPk: list.id, versionPk: null },
+          cursorWindow(request.query),
+        );
+        return {
+          meta: page.meta,
+          results: page.results.map((row) => ({
+            id: String(row.id),
+            distinct_id: row.distinct_id,
+            created_at: iso(row.created_at),
+          })),
+        };
+      },
+    );
+  };
+
 /** Subscriber lists: named, static sets of users that broadcasts go to; their versioned sync is in subscriber-list-versions.ts. */
 export const subscriberListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['subscriber lists'];
+  await app.register(subscriberListReadRoutes('base'));
 
   app.post(
     '/v1/subscriber_list/',
@@ -54,42 +135,6 @@ export const subscriberListRoutes: FastifyPluginAsyncTypebox = async (app) => {
         trackUserExit: body.track_user_exit,
       });
       return reply.code(201).send(presentList(row));
-    },
-  );
-
-  app.get(
-    '/v1/subscriber_list/',
-    {
-      schema: {
-        tags,
-        operationId: 'listSubscriberLists',
-        summary: 'List the lists, oldest first',
-        querystring: OffsetQuerySchema,
-        response: { 200: offsetList(ref(SubscriberListSchema)), ...fullErrors(400, 401) },
-      },
-    },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const { rows, count } = await listLists(app.db, request.workspace.id, { limit, offset });
-      return { meta: { count, limit, offset }, results: rows.map(presentList) };
-    },
-  );
-
-  app.get(
-    '/v1/subscriber_list/:list_id/',
-    {
-      schema: {
-        tags,
-        operationId: 'getSubscriberList',
-        summary: 'Fetch a list, with its member count and draft versions',
-        params: ListParamsSchema,
-        response: { 200: ref(SubscriberListSchema), ...fullErrors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const row = await findList(app.db, request.workspace.id, request.params.list_id);
-      if (!row) throw listNotFound(request.params.list_id);
-      return presentList(row);
     },
   );
 
@@ -139,76 +184,46 @@ export const subscriberListRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     );
   }
-
-  app.get(
-    '/v1/subscriber_list/:list_id/subscriber/',
-    {
-      schema: {
-        tags,
-        operationId: 'listSubscriberListMembers',
-        summary: "List the live list's members, oldest membership first",
-        params: ListParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(ListSubscriberSchema)), ...fullErrors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const workspaceId = request.workspace.id;
-      const list = await findList(app.db, workspaceId, request.params.list_id);
-      if (!list) throw listNotFound(request.params.list_id);
-      const page = await listMembers(
-        app.db,
-        { workspaceId, listPk: list.id, versionPk: null },
-        cursorWindow(request.query),
-      );
-      return {
-        meta: page.meta,
-        results: page.results.map((row) => ({
-          id: String(row.id),
-          distinct_id: row.distinct_id,
-          created_at: iso(row.created_at),
-        })),
-      };
-    },
-  );
 };
 
-/** The lists a user belongs to: a user endpoint, in the short error shape. */
-export const userListRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const tags = ['subscriber lists'];
+/** The lists a user belongs to: a user endpoint, in the short error shape; on the base surface and as its management twin. */
+export const userListRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'subscriber lists');
 
-  app.get(
-    '/v1/user/:distinct_id/subscribed_to/list/',
-    {
-      config: { errorShape: 'short' as const },
-      schema: {
-        tags,
-        operationId: 'listUserSubscribedToLists',
-        summary: 'List the lists a user belongs to, oldest membership first',
-        params: DistinctIdParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(SubscribedToListSchema)), ...shortErrors(400, 401, 404) },
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/subscribed_to/list/'),
+      {
+        config: { errorShape: 'short' as const },
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listUserSubscribedToLists'),
+          summary: 'List the lists a user belongs to, oldest membership first',
+          params: surfaceParams(surface, DistinctIdParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(SubscribedToListSchema)), ...shortErrors(400, 401, 404) },
+        },
       },
-    },
-    async (request) => {
-      const user = await findUserByDistinctId(app.db, request.workspace.id, request.params.distinct_id);
-      if (!user) throw notFoundErrors.user(request.params.distinct_id);
-      const page = await listListsOfUser(app.db, user.id, cursorWindow(request.query));
-      return {
-        meta: page.meta,
-        results: page.results.map((row) => ({
-          list: {
-            list_id: row.list_id,
-            list_name: row.list_name,
-            list_description: row.list_description,
-            list_type: 'static_list' as const,
-            source: row.source,
-            subscribers_count: row.subscribers_count,
-            updated_at: iso(row.updated_at),
-          },
-          created_at: iso(row.created_at),
-        })),
-      };
-    },
-  );
-};
+      async (request) => {
+        const user = await findUserByDistinctId(app.db, request.workspace.id, request.params.distinct_id);
+        if (!user) throw notFoundErrors.user(request.params.distinct_id);
+        const page = await listListsOfUser(app.db, user.id, cursorWindow(request.query));
+        return {
+          meta: page.meta,
+          results: page.results.map((row) => ({
+            list: {
+              list_id: row.list_id,
+              list_name: row.list_name,
+              list_description: row.list_description,
+              list_type: 'static_list' as const,
+              source: row.source,
+              subscribers_count: row.subscribers_count,
+              updated_at: iso(row.updated_at),
+            },
+            created_at: iso(row.created_at),
+          })),
+        };
+      },
+    );
+  };

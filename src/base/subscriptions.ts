@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import {
   addSubscriptions,
   listObjectSubscribedTo,
@@ -19,13 +20,85 @@ import {
 } from '../schemas/subscriptions.js';
 import { DistinctIdParamsSchema } from '../schemas/users.js';
 
+const refOf = (params: { object_type: string; id: string }) => ({
+  objectType: params.object_type,
+  objectId: params.id,
+});
+
+/**
+ * The subscription reads: an object's subscribers, what a user or an object is subscribed to, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
+ * (docs/management-twins.md).
+ */
+export const subscriptionReadRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'subscriptions');
+
+    app.get(
+      surfacePath(surface, '/object/:object_type/:id/subscription/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listSubscriptions'),
+          summary: "List an object's subscribers, oldest subscription first",
+          params: surfaceParams(surface, ObjectParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(SubscriptionSchema)), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const { parent, page } = await listSubscribers(
+          app.db,
+          request.workspace.id,
+          refOf(request.params),
+          request.query,
+        );
+        return { meta: page.meta, results: page.results.map(presentSubscriber(parent)) };
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/subscribed_to/object/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listUserSubscribedTo'),
+          summary: 'List the objects a user is subscribed to',
+          params: surfaceParams(surface, DistinctIdParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(SubscribedToSchema)), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const { distinct_id } = request.params;
+        const page = await listUserSubscribedTo(app.db, request.workspace.id, distinct_id, request.query);
+        return { meta: page.meta, results: page.results.map(presentSubscribedTo) };
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/object/:object_type/:id/subscribed_to/object/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listObjectSubscribedTo'),
+          summary: 'List the objects an object is subscribed to',
+          params: surfaceParams(surface, ObjectParamsSchema.properties),
+          querystring: CursorQuerySchema,
+          response: { 200: cursorList(ref(SubscribedToSchema)), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const page = await listObjectSubscribedTo(app.db, request.workspace.id, refOf(request.params), request.query);
+        return { meta: page.meta, results: page.results.map(presentSubscribedTo) };
+      },
+    );
+  };
+
 /** Subscriptions: users and child objects subscribed to a parent object, with properties. */
 export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['subscriptions'];
-  const refOf = (params: { object_type: string; id: string }) => ({
-    objectType: params.object_type,
-    objectId: params.id,
-  });
+  await app.register(subscriptionReadRoutes('base'));
 
   app.post(
     '/v1/object/:object_type/:id/subscription/',
@@ -50,29 +123,6 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/v1/object/:object_type/:id/subscription/',
-    {
-      schema: {
-        tags,
-        operationId: 'listSubscriptions',
-        summary: "List an object's subscribers, oldest subscription first",
-        params: ObjectParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(SubscriptionSchema)), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const { parent, page } = await listSubscribers(
-        app.db,
-        request.workspace.id,
-        refOf(request.params),
-        request.query,
-      );
-      return { meta: page.meta, results: page.results.map(presentSubscriber(parent)) };
-    },
-  );
-
   app.delete(
     '/v1/object/:object_type/:id/subscription/',
     {
@@ -92,43 +142,6 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           removeSubscriptions(trx, request.workspace.id, refOf(request.params), request.body.recipients),
         );
       return reply.code(204).send(null);
-    },
-  );
-
-  app.get(
-    '/v1/user/:distinct_id/subscribed_to/object/',
-    {
-      schema: {
-        tags,
-        operationId: 'listUserSubscribedTo',
-        summary: 'List the objects a user is subscribed to',
-        params: DistinctIdParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(SubscribedToSchema)), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const { distinct_id } = request.params;
-      const page = await listUserSubscribedTo(app.db, request.workspace.id, distinct_id, request.query);
-      return { meta: page.meta, results: page.results.map(presentSubscribedTo) };
-    },
-  );
-
-  app.get(
-    '/v1/object/:object_type/:id/subscribed_to/object/',
-    {
-      schema: {
-        tags,
-        operationId: 'listObjectSubscribedTo',
-        summary: 'List the objects an object is subscribed to',
-        params: ObjectParamsSchema,
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(SubscribedToSchema)), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const page = await listObjectSubscribedTo(app.db, request.workspace.id, refOf(request.params), request.query);
-      return { meta: page.meta, results: page.results.map(presentSubscribedTo) };
     },
   );
 };

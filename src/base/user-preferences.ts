@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { presentCategory, presentChannelPreferences, presentUserPreferences } from '../presenters/preferences.js';
 import {
   evaluateUserPreference,
+  evaluateUserPreferences,
   readCategoryPreference,
   readUserPreferences,
   setCategoryPreference,
@@ -16,39 +18,87 @@ import {
   ChannelPreferencesSchema,
   EvaluateQuerySchema,
   PreferenceEvaluationSchema,
+  PreferenceEvaluationsSchema,
   TenantQuerySchema,
   UserPreferenceParamsSchema,
   UserPreferencesSchema,
 } from '../schemas/preferences.js';
 
+/**
+ * A user's preferences and their evaluation, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
+ * (docs/management-twins.md).
+ */
+export const userPreferenceReadRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'user preferences');
+    const errors = errorResponses(400, 401, 404);
+
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/preference/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'getUserPreferences'),
+          summary:
+            "A user's preferences in a tenant: every category of the live definition, and the channel restrictions",
+          params: surfaceParams(surface, UserPreferenceParamsSchema.properties),
+          querystring: TenantQuerySchema,
+          response: { 200: ref(UserPreferencesSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { roots, state } = await readUserPreferences(
+          app.db,
+          request.workspace.id,
+          request.query.tenant_id,
+          request.params.distinct_id,
+        );
+        return presentUserPreferences(roots, state);
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/preference/evaluate/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'evaluateUserPreference'),
+          summary:
+            'Whether a notification of a category may reach the user on a channel, and the rule that decided (ours)',
+          params: surfaceParams(surface, UserPreferenceParamsSchema.properties),
+          querystring: EvaluateQuerySchema,
+          response: { 200: PreferenceEvaluationSchema, ...errors },
+        },
+      },
+      async (request) => {
+        return evaluateUserPreference(app.db, request.workspace.id, request.query, request.params.distinct_id);
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/preference/evaluation/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'evaluateUserPreferences'),
+          summary:
+            'Every category of the live definition on every channel: whether it may reach the user, and the rule that decided (ours)',
+          params: surfaceParams(surface, UserPreferenceParamsSchema.properties),
+          querystring: TenantQuerySchema,
+          response: { 200: PreferenceEvaluationsSchema, ...errors },
+        },
+      },
+      async (request) =>
+        evaluateUserPreferences(app.db, request.workspace.id, request.query.tenant_id, request.params.distinct_id),
+    );
+  };
+
 /** One user's preferences in a tenant (docs/spec/compat.md, User preferences), and the evaluate endpoint (ours). */
 export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['user preferences'];
+  await app.register(userPreferenceReadRoutes('base'));
   const errors = errorResponses(400, 401, 404);
-
-  app.get(
-    '/v1/user/:distinct_id/preference/',
-    {
-      schema: {
-        tags,
-        operationId: 'getUserPreferences',
-        summary:
-          "A user's preferences in a tenant: every category of the live definition, and the channel restrictions",
-        params: UserPreferenceParamsSchema,
-        querystring: TenantQuerySchema,
-        response: { 200: ref(UserPreferencesSchema), ...errors },
-      },
-    },
-    async (request) => {
-      const { roots, state } = await readUserPreferences(
-        app.db,
-        request.workspace.id,
-        request.query.tenant_id,
-        request.params.distinct_id,
-      );
-      return presentUserPreferences(roots, state);
-    },
-  );
 
   app.get(
     '/v1/user/:distinct_id/preference/category/:category/',
@@ -71,6 +121,7 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         distinct_id,
         slug,
       );
+
       return presentCategory(category, state);
     },
   );
@@ -151,24 +202,6 @@ export const userPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         );
       return reply.code(202).send({ channel_preferences: presentChannelPreferences(state) });
-    },
-  );
-
-  app.get(
-    '/v1/user/:distinct_id/preference/evaluate/',
-    {
-      schema: {
-        tags,
-        operationId: 'evaluateUserPreference',
-        summary:
-          'Whether a notification of a category may reach the user on a channel, and the rule that decided (ours)',
-        params: UserPreferenceParamsSchema,
-        querystring: EvaluateQuerySchema,
-        response: { 200: PreferenceEvaluationSchema, ...errors },
-      },
-    },
-    async (request) => {
-      return evaluateUserPreference(app.db, request.workspace.id, request.query, request.params.distinct_id);
     },
   );
 };

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { deleteUser, deleteUsers, editUser, getUser, listUsers, upsertUser } from '../services/users.js';
 import { NoContent, ref, errors } from '../schemas/common.js';
 import { cursorList, CursorQuerySchema } from '../schemas/cursor.js';
@@ -6,42 +8,68 @@ import { EditBodySchema, EntityUpsertBodySchema } from '../schemas/entity-operat
 import { BulkDeleteUsersBodySchema, DistinctIdParamsSchema, UserSchema } from '../schemas/users.js';
 import { presentUser } from '../presenters/users.js';
 
+/** The user list with its distinct_id prefix search (the console's), on the base surface and as its management twin. */
+export const UserListQuerySchema = Type.Composite([
+  CursorQuerySchema,
+  Type.Object({
+    distinct_id_prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'only users whose distinct_id starts with this (ours)',
+      }),
+    ),
+  }),
+]);
+
+/**
+ * The user reads: the list and one user, on the base surface and, as their management twin, under
+ * `/management/v1/{workspace}/` (docs/management-twins.md).
+ */
+export const userReadRoutes =
+  (surface: Surface): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = surfaceTags(surface, 'users');
+
+    app.get(
+      surfacePath(surface, '/user/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'listUsers'),
+          summary: 'List users, oldest first (cursor pagination), optionally by distinct_id prefix',
+          params: surfaceParams(surface, {}),
+          querystring: UserListQuerySchema,
+          response: { 200: cursorList(ref(UserSchema)), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const page = await listUsers(app.db, request.workspace.id, request.query);
+        return { meta: page.meta, results: page.results.map(presentUser) };
+      },
+    );
+
+    app.get(
+      surfacePath(surface, '/user/:distinct_id/'),
+      {
+        schema: {
+          tags,
+          operationId: surfaceOperation(surface, 'getUser'),
+          summary: 'Fetch a user',
+          params: surfaceParams(surface, DistinctIdParamsSchema.properties),
+          response: { 200: ref(UserSchema), ...errors(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        return presentUser(await getUser(app.db, request.workspace.id, request.params.distinct_id));
+      },
+    );
+  };
+
 /** Users: the people notifications go to, identified by the caller's own distinct_id. */
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['users'];
-
-  app.get(
-    '/v1/user/',
-    {
-      schema: {
-        tags,
-        operationId: 'listUsers',
-        summary: 'List users, oldest first (cursor pagination)',
-        querystring: CursorQuerySchema,
-        response: { 200: cursorList(ref(UserSchema)), ...errors(400, 401) },
-      },
-    },
-    async (request) => {
-      const page = await listUsers(app.db, request.workspace.id, request.query);
-      return { meta: page.meta, results: page.results.map(presentUser) };
-    },
-  );
-
-  app.get(
-    '/v1/user/:distinct_id/',
-    {
-      schema: {
-        tags,
-        operationId: 'getUser',
-        summary: 'Fetch a user',
-        params: DistinctIdParamsSchema,
-        response: { 200: ref(UserSchema), ...errors(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      return presentUser(await getUser(app.db, request.workspace.id, request.params.distinct_id));
-    },
-  );
+  await app.register(userReadRoutes('base'));
 
   app.post(
     '/v1/user/:distinct_id/',

@@ -335,6 +335,60 @@ export class Queue {
     return Number(result.numAffectedRows ?? 0);
   }
 
+  /**
+   * One workspace's share of the queues (the console's Queue page, docs/console.md): per queue, its jobs
+   * waiting (created or to be retried, due or not), active and failed, and the age of its oldest job
+   * ready to run; and its latest failed jobs with their error. A job's workspace is the one its data
+   * names, directly (fan-out pages) or through its execution, run or message; a job whose workspace
+   * cannot be told is nobody's and is never shown (the operator's view of all of them is /metrics).
+   */
+  async workspaceReadings(db: Db, workspaceId: number, failedLimit = 20) {
+    const owned = `(select j.*, coalesce(
+          (j.data->>'workspaceId')::int,
+          (select e.workspace_id from executions e where e.id = j.data->>'executionId'),
+          (select r.workspace_id from workflow_runs r where r.id = coalesce(j.data->>'runId', j.data->'runIds'->>0)),
+          (select m.workspace_id from messages m where m.id = j.data->>'messageId')) as workspace_id
+        from ${this.schema}.job j
+        where j.name = any($2::text[]) and j.state in ('created', 'retry', 'active', 'failed')) o`;
+    const counts = await db.executeQuery<{ name: string; state: string; n: number; oldest: number | null }>(
+      CompiledQuery.raw(
+        `select name, state, count(*)::int as n,
+           extract(epoch from now() - min(greatest(created_on, start_after))
+             filter (where state < 'active' and start_after <= now()))::float8 as oldest
+         from ${owned} where workspace_id = $1 group by name, state`,
+        [workspaceId, ALL_QUEUES],
+      ),
+    );
+    const failed = await db.executeQuery<{
+      id: string;
+      name: string;
+      retry_count: number;
+      created_on: Date;
+      completed_on: Date | null;
+      output: unknown;
+    }>(
+      CompiledQuery.raw(
+        `select id, name, retry_count, created_on, completed_on, output from ${owned}
+         where workspace_id = $1 and state = 'failed' order by completed_on desc nulls last, id limit $3`,
+        [workspaceId, ALL_QUEUES, failedLimit],
+      ),
+    );
+    const queues = ALL_QUEUES.map((name) => {
+      const rows = counts.rows.filter((row) => row.name === name);
+      const count = (...states: string[]) =>
+        rows.filter((row) => states.includes(row.state)).reduce((sum, row) => sum + Number(row.n), 0);
+      const oldest = rows.map((row) => row.oldest).filter((v): v is number => v !== null);
+      return {
+        name,
+        waiting: count('created', 'retry'),
+        active: count('active'),
+        failed: count('failed'),
+        oldest_job_age_seconds: oldest.length ? Math.max(0, Math.round(Math.max(...oldest.map(Number)))) : null,
+      };
+    });
+    return { queues, failed: failed.rows };
+  }
+
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */
   async stop(timeoutMs = 8000) {
     this.stopping.abort();

@@ -43,7 +43,8 @@ export interface ListFanoutJob {
 export const userKey = (distinctId: string) => `user:${distinctId}`;
 export const objectKey = (objectType: string, objectId: string) => `object:${JSON.stringify([objectType, objectId])}`;
 
-function userRun(
+/** A user's run (exported for the workflow test run, src/engine/test-run.ts). */
+export function userRun(
   recipient: Extract<Recipient, { kind: 'user' }>,
   subscription: Record<string, unknown> | null,
 ): NewRun {

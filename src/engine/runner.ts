@@ -95,7 +95,8 @@ async function rescheduleEarly(deps: RunnerDeps, trx: Trx, run: LockedRun, job: 
   });
 }
 
-async function step(
+/** One step of a run in the caller's transaction and scope (exported for the workflow test run, src/engine/test-run.ts). */
+export async function step(
   deps: RunnerDeps,
   trx: Trx,
   runId: string,

@@ -20,7 +20,14 @@ import { workspaceKeyRoutes } from './workspace-keys.js';
 import { workspaceRoutes } from './workspaces.js';
 import { workflowRunRoutes } from '../base/workflow-runs.js';
 import { messageReadRoutes } from '../base/messages.js';
+import { userReadRoutes } from '../base/users.js';
+import { userPreferenceReadRoutes } from '../base/user-preferences.js';
+import { objectReadRoutes } from '../base/objects.js';
+import { subscriptionReadRoutes } from '../base/subscriptions.js';
+import { subscriberListReadRoutes, userListRoutes } from '../base/subscriber-lists.js';
 import { templatePreviewRoutes } from './template-preview.js';
+import { workflowTestRunRoutes } from './workflow-test-run.js';
+import { queueRoutes } from './queue.js';
 
 /** The management surface: ops calls, authenticated by service token; all but /v1/workspace/ scoped by `{workspace}`. */
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
@@ -64,6 +71,15 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     // Twins of the base surface's reads the console needs (docs/management-twins.md).
     await scoped.register(withErrorShape('full', workflowRunRoutes('management')));
     await scoped.register(withErrorShape('full', messageReadRoutes('management')));
+    // In the error shape of their base routes (docs/spec/interface.md §6).
+    await scoped.register(withErrorShape('short', userReadRoutes('management')));
+    await scoped.register(withErrorShape('short', userPreferenceReadRoutes('management')));
+    await scoped.register(withErrorShape('short', objectReadRoutes('management')));
+    await scoped.register(withErrorShape('short', subscriptionReadRoutes('management')));
+    await scoped.register(withErrorShape('full', subscriberListReadRoutes('management')));
+    await scoped.register(withErrorShape('short', userListRoutes('management')));
     await scoped.register(withErrorShape('full', templatePreviewRoutes));
+    await scoped.register(withErrorShape('full', workflowTestRunRoutes));
+    await scoped.register(withErrorShape('full', queueRoutes));
   });
 };

@@ -29,6 +29,8 @@ export function presentMessage(row: MessageRow) {
     content: row.content ?? null,
     error: row.error ?? null,
     attempts: Array.isArray(row.attempts) ? row.attempts.length : 0,
+    // The message's own attempt list, as stored: one representation, whatever an attempt records.
+    delivery_attempts: Array.isArray(row.attempts) ? (row.attempts as Record<string, unknown>[]) : [],
     is_read: row.is_read,
     is_archived: row.is_archived,
     created_at: iso(row.created_at),

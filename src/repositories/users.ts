@@ -103,20 +103,22 @@ export async function deleteUsers(db: Db, workspaceId: number, distinctIds: stri
 }
 
 /** One page of a workspace's users, oldest first. */
-export async function listUsers(db: Db, workspaceId: number, window: CursorWindow) {
+/** A page of the workspace's users; `prefix`: only those whose distinct_id starts with it (the console's search). */
+export async function listUsers(db: Db, workspaceId: number, window: CursorWindow, prefix?: string) {
+  const pattern = prefix === undefined ? undefined : `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const users = () => {
+    const base = db.selectFrom('users').where('workspace_id', '=', workspaceId);
+    return pattern === undefined ? base : base.where('distinct_id', 'like', pattern);
+  };
   const [rows, totals] = await Promise.all([
-    db
-      .selectFrom('users')
+    users()
       .select(USER_COLUMNS)
-      .where('workspace_id', '=', workspaceId)
       .where(withinWindow('id', window))
       .orderBy('id', windowOrder(window))
       .limit(window.limit + 1)
       .execute(),
-    db
-      .selectFrom('users')
+    users()
       .select((eb) => [eb.fn.countAll<number>().as('count'), beyondWindow('id', window).as('beyond')])
-      .where('workspace_id', '=', workspaceId)
       .executeTakeFirstOrThrow(),
   ]);
   return cursorPage(rows, (row) => row.id, window, totals);

@@ -39,8 +39,11 @@ import {
   WorkflowExecutionSchema,
   WorkflowExecutionTraceSchema,
   WorkflowRunTraceSchema,
+  TestRunDeliverySchema,
+  WorkflowTestRunSchema,
 } from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
+import { QueueOverviewSchema } from './queue.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
@@ -83,6 +86,9 @@ export const sharedSchemas = [
   WorkflowExecutionSchema,
   WorkflowRunTraceSchema,
   WorkflowExecutionTraceSchema,
+  TestRunDeliverySchema,
+  WorkflowTestRunSchema,
+  QueueOverviewSchema,
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,

@@ -46,6 +46,12 @@ export const MessageSchema = Type.Object(
     content: Nullable(Type.Record(Type.String(), Type.Unknown())),
     error: Type.Unknown(),
     attempts: Type.Integer({ description: 'delivery attempts made' }),
+    delivery_attempts: Type.Array(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: '{at, outcome (sent | retry | failed | stored), ms, reason, provider_response, vendor when recorded}',
+      }),
+      { description: 'every delivery attempt, oldest first (ours)' },
+    ),
     is_read: Type.Boolean(),
     is_archived: Type.Boolean(),
     created_at: Timestamp,

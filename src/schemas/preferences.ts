@@ -202,3 +202,17 @@ export const PreferenceEvaluationSchema = Type.Object({
   reason: Type.String({ enum: [...PREFERENCE_REASONS], description: 'the rule that decided' }),
   message: Type.String(),
 });
+
+/** Every category on every channel, as the evaluate endpoint decides each (ours). */
+export const PreferenceEvaluationsSchema = Type.Object({
+  tenant_id: Type.String(),
+  results: Type.Array(
+    Type.Object({
+      category: Type.String(),
+      channel: Type.String(),
+      allowed: Type.Boolean(),
+      reason: Type.String({ enum: [...PREFERENCE_REASONS], description: 'the rule that decided' }),
+      message: Type.String(),
+    }),
+  ),
+});

@@ -91,3 +91,73 @@ export const WorkflowRunListQuerySchema = Type.Composite([
 export type WorkflowRunListQuery = Static<typeof WorkflowRunListQuerySchema>;
 
 export const WorkflowRunParamsSchema = Type.Object({ execution_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** The workflow test run (docs/runs.md, docs/spec/product.md §3): one recipient, nothing written, sent or queued. */
+export const WorkflowTestRunBodySchema = Type.Object({
+  mode: Type.Optional(Type.String({ enum: ['draft', 'live'], description: 'the tree walked; default draft' })),
+  recipient: Type.Union(
+    [
+      Type.String({ minLength: 1, maxLength: 256, description: "a stored user's distinct_id" }),
+      Type.Object(
+        { distinct_id: Type.String({ minLength: 1, maxLength: 256 }) },
+        { description: 'an inline user: $email, $sms, … and properties, as a trigger takes it' },
+      ),
+    ],
+    { description: 'the one recipient walked' },
+  ),
+  data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  actor: Type.Optional(
+    Type.Union([
+      Type.String({ minLength: 1, maxLength: 256 }),
+      Type.Object({ distinct_id: Type.String({ minLength: 1, maxLength: 256 }) }),
+    ]),
+  ),
+  tenant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+
+export const TestRunDeliverySchema = Type.Object(
+  {
+    channel: Type.String(),
+    channel_identity: Type.Unknown({ description: 'the address the channel would use; null when none' }),
+    decision: Type.Object({
+      send: Type.Boolean(),
+      reason: Nullable(Type.String({ description: 'why not: the refusal reason a message would record' })),
+    }),
+    vendor: Nullable(
+      Type.Object(
+        { id: Type.String(), provider: Type.String(), nickname: Nullable(Type.String()) },
+        {
+          description: 'the vendor the delivery would go through (none for the inbox)',
+        },
+      ),
+    ),
+    content: Nullable(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'exactly what the delivery would carry' }),
+    ),
+    template: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    error: Nullable(Type.String({ description: 'the render error, when the content could not be rendered' })),
+  },
+  { $id: 'TestRunDelivery', title: 'Test run delivery' },
+);
+
+export const WorkflowTestRunSchema = Type.Object(
+  {
+    mode: Type.String({ enum: ['draft', 'live'] }),
+    workflow: Type.Object({ slug: Type.String(), version_id: Nullable(Type.String()) }),
+    recipient: Type.Object({ distinct_id: Type.String() }),
+    tenant_id: Type.String(),
+    status: Type.String({ enum: [...TRACE_RUN_STATUSES, 'skipped'], description: 'how the run would end' }),
+    steps: Type.Array(
+      Type.Composite([
+        RunStepSchema,
+        Type.Object({
+          deliveries: Type.Optional(
+            Type.Array(ref(TestRunDeliverySchema), { description: 'delivered_messages steps' }),
+          ),
+        }),
+      ]),
+    ),
+    jobs_not_queued: Type.Integer({ description: 'the queue jobs the walk would have sent (none was)' }),
+  },
+  { $id: 'WorkflowTestRun', title: 'Workflow test run' },
+);

@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../db/database.js';
+import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
 import { categoriesOf, findCategory } from '../domain/preference-category-rules.js';
 import { decidePreference, type PreferenceState, type StoredChoice } from '../domain/preference-evaluation.js';
 import {
@@ -178,6 +179,22 @@ export async function evaluateUserPreference(
   const decision = decidePreference(roots, state, slug, channel);
   if (!decision) throw notFoundErrors.category(slug);
   return decision;
+}
+
+/**
+ * The evaluation of every category of the live definition on every channel (ours, the console's user
+ * page): what evaluateUserPreference answers for each pair, with the rule that decided.
+ */
+export async function evaluateUserPreferences(db: Db, workspaceId: number, tenantId: string, distinctId: string) {
+  const { roots, state } = await readUserPreferences(db, workspaceId, tenantId, distinctId);
+  const results = categoriesOf(roots).flatMap((category) =>
+    DELIVERY_CHANNELS.map((channel) => ({
+      category: category.category,
+      channel,
+      ...decidePreference(roots, state, category.category, channel)!,
+    })),
+  );
+  return { tenant_id: tenantId, results };
 }
 
 /** The same update for 1 to 100 users: each category slug must be one of the live definition. */

@@ -58,8 +58,8 @@ export async function changeUsers(
   return users;
 }
 
-export const listUsers = (db: Db, workspaceId: number, query: CursorQuery) =>
-  listUserRows(db, workspaceId, cursorWindow(query));
+export const listUsers = (db: Db, workspaceId: number, query: CursorQuery & { distinct_id_prefix?: string }) =>
+  listUserRows(db, workspaceId, cursorWindow(query), query.distinct_id_prefix);
 
 export async function getUser(db: Db, workspaceId: number, distinctId: string) {
   const user = await findUserByDistinctId(db, workspaceId, distinctId);

@@ -193,6 +193,10 @@ describe('the console, as an operator uses it', { timeout: 120_000 }, () => {
       await row.getByRole('link').first().click();
       await page.getByRole('heading', { level: 1, name: 'Message' }).waitFor();
       await expect.poll(() => page.locator('dl.facts').textContent()).toContain('Local SMTP');
+      // Every attempt, with its outcome.
+      const attempts = page.getByRole('table', { name: 'Delivery attempts' });
+      await expect.poll(() => attempts.locator('tbody tr').count()).toBeGreaterThanOrEqual(1);
+      expect(await attempts.textContent()).toContain('sent');
       await screenshot(page, 'message');
     } else {
       await page.getByText('Not available on this server.').waitFor();
@@ -228,8 +232,30 @@ describe('the console, as an operator uses it', { timeout: 120_000 }, () => {
       const steps = page.getByRole('list', { name: 'Test run steps' });
       await expect.poll(() => steps.textContent()).toContain('send_email_1');
       expect(await steps.textContent()).toContain('delay_1');
+      // Per delivery: the decision, the vendor, the rendered content (in its sandboxed frame).
+      const delivery = page.getByLabel('Delivery on email').first();
+      expect(await delivery.textContent()).toContain('would send');
+      expect(await delivery.textContent()).toContain('Local SMTP');
+      expect(await delivery.locator('iframe').getAttribute('sandbox')).not.toBeNull();
+      await page.getByText('Nothing was written, sent or queued.').waitFor();
+      await screenshot(page, 'test-run');
     }
     expect(sink.mails).toHaveLength(sent);
+  });
+
+  it('finds a user by distinct_id and shows their profile, evaluated preferences, messages and runs', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
+    await page.getByLabel('Search by distinct_id').fill('ad');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: 'ada', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'User ada' }).waitFor();
+    const grid = page.getByRole('table', { name: 'Evaluated preferences' });
+    await expect.poll(() => grid.textContent()).toContain('order-updates');
+    expect(await grid.textContent()).toContain('sends');
+    await expect.poll(() => page.getByText('ada@example.com').count()).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'welcome-flow' }).first().waitFor();
+    await screenshot(page, 'user');
   });
 
   it('signing out forgets the token; no page ever put it in a URL, local storage or a cookie', async () => {

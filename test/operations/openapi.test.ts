@@ -147,4 +147,7 @@ describe('OpenAPI', () => {
 const REQUIRED_QUERY_PARAMETERS = [
   'GET /v1/user/{distinct_id}/preference/evaluate/ category',
   'GET /v1/user/{distinct_id}/preference/evaluate/ channel',
+  // Its management twin (docs/management-twins.md).
+  'GET /management/v1/{workspace}/user/{distinct_id}/preference/evaluate/ category',
+  'GET /management/v1/{workspace}/user/{distinct_id}/preference/evaluate/ channel',
 ];

@@ -43,3 +43,23 @@ export async function watchRowChanges(db: Db): Promise<() => Promise<number>> {
     return Number(rows[0]!.n);
   };
 }
+
+/**
+ * The number of rows in every table of every schema but the system's and the counter's own (the
+ * queue's job tables included), by `schema.table`: a test that says "nothing written or queued"
+ * compares two of these.
+ */
+export async function countAllRows(db: Db): Promise<Record<string, number>> {
+  const { rows: tables } = await sql<{ table_schema: string; table_name: string }>`
+    select table_schema, table_name from information_schema.tables
+    where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema', 'test_watch')
+    order by 1, 2`.execute(db);
+  const counts: Record<string, number> = {};
+  for (const { table_schema, table_name } of tables) {
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from ${sql.id(table_schema, table_name)}`.execute(db);
+    counts[`${table_schema}.${table_name}`] = rows[0]!.n;
+  }
+  return counts;
+}

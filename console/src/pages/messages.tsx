@@ -1,10 +1,10 @@
 import { api } from '../api';
 import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
+import { PagedTable } from '../components/paged-table';
 import { PreviewFrame } from '../components/preview-frame';
 import {
   ChoiceFilter,
-  CursorPager,
   Empty,
   ErrorNotice,
   Field,
@@ -116,54 +116,40 @@ export function Messages(props: { ws: string }) {
           />
         </Field>
       </form>
-      {list.error ? (
-        <ErrorNotice error={list.error} what="The message log" />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.results.length === 0 ? (
-        <Empty title={filtered ? 'No message matches these filters.' : 'No messages yet.'}>
-          {filtered
+      <PagedTable
+        list={list}
+        what="The message log"
+        empty={{
+          title: filtered ? 'No message matches these filters.' : 'No messages yet.',
+          children: filtered
             ? 'Clear a filter to see more.'
-            : 'Trigger a workflow with an API key; each delivery it makes shows here.'}
-        </Empty>
-      ) : (
-        <>
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Message</th>
-                <th scope="col">Recipient</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.results.map((m) => (
-                <tr key={m.message_id}>
-                  <td>
-                    <Link to={`/messages/${encodeURIComponent(m.message_id)}`} class="mono">
-                      {m.message_id}
-                    </Link>
-                  </td>
-                  <td>{recipientOf(m)}</td>
-                  <td>{m.workflow.slug}</td>
-                  <td>{m.channel}</td>
-                  <td>
-                    <StatusBadge status={m.status} />
-                    {m.reason && <div class="muted small">{m.reason}</div>}
-                  </td>
-                  <td>
-                    <Time at={(m.created_at as string | undefined) ?? null} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
-        </>
-      )}
+            : 'Trigger a workflow with an API key; each delivery it makes shows here.',
+        }}
+        rowKey={(m) => m.message_id}
+        columns={[
+          {
+            header: 'Message',
+            cell: (m) => (
+              <Link to={`/messages/${encodeURIComponent(m.message_id)}`} class="mono">
+                {m.message_id}
+              </Link>
+            ),
+          },
+          { header: 'Recipient', cell: (m) => recipientOf(m) },
+          { header: 'Workflow', cell: (m) => m.workflow.slug },
+          { header: 'Channel', cell: (m) => m.channel },
+          {
+            header: 'Status',
+            cell: (m) => (
+              <>
+                <StatusBadge status={m.status} />
+                {m.reason && <div class="muted small">{m.reason}</div>}
+              </>
+            ),
+          },
+          { header: 'Created', cell: (m) => <Time at={(m.created_at as string | undefined) ?? null} /> },
+        ]}
+      />
     </Page>
   );
 }
@@ -244,12 +230,8 @@ export function MessageDetail(props: { ws: string; id: string }) {
                 <Json value={m.error} />
               </>
             )}
-            {Array.isArray(m.attempts_log ?? m.deliveries) && (
-              <>
-                <h2>Attempts</h2>
-                <Json value={m.attempts_log ?? m.deliveries} />
-              </>
-            )}
+            <h2>Attempts</h2>
+            <AttemptLog attempts={m.delivery_attempts ?? []} />
           </div>
           <div class="pane">
             <h2>Rendered content</h2>
@@ -262,5 +244,54 @@ export function MessageDetail(props: { ws: string; id: string }) {
         </div>
       )}
     </Page>
+  );
+}
+
+const text = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Every delivery attempt the message records, oldest first: when, through which vendor, how it went. */
+function AttemptLog(props: { attempts: Record<string, unknown>[] }) {
+  if (props.attempts.length === 0)
+    return <Empty title="No attempt yet.">A message Herald decided not to send is never attempted.</Empty>;
+  return (
+    <table class="table compact" aria-label="Delivery attempts">
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">At</th>
+          <th scope="col">Vendor</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Took</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.attempts.map((a, i) => {
+          const vendor = a.vendor as { name?: string; nickname?: string | null } | string | undefined;
+          return (
+            <tr key={i}>
+              <td>{i + 1}</td>
+              <td>
+                <Time at={typeof a.at === 'string' ? a.at : null} />
+              </td>
+              <td>{typeof vendor === 'object' && vendor ? (vendor.nickname ?? vendor.name ?? '') : text(vendor)}</td>
+              <td>
+                <StatusBadge status={text(a.outcome)} />
+              </td>
+              <td>{typeof a.ms === 'number' ? `${a.ms} ms` : ''}</td>
+              <td>
+                {text(a.reason)}
+                {a.provider_response !== undefined && a.provider_response !== null && (
+                  <details>
+                    <summary>Provider response</summary>
+                    <Json value={a.provider_response} />
+                  </details>
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
+import { CommitForm } from '../components/commit-form';
 import { useAsync } from '../hooks';
 import { ErrorNotice, Field, Loading, Page, valueOf } from '../components/ui';
 
@@ -16,7 +17,6 @@ export function Preferences(props: { ws: string }) {
   const [result, setResult] = useState<Record<string, unknown> | undefined>();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>();
-  const [message, setMessage] = useState('');
 
   useEffect(() => {
     if (draft.data !== undefined) {
@@ -52,16 +52,16 @@ export function Preferences(props: { ws: string }) {
       setError(e);
     }
   }
-  async function commit(event: Event) {
-    event.preventDefault();
+  async function commit(message: string) {
     setError(undefined);
     try {
       const next = await api.preferences.commit(props.ws, message);
       setResult(next);
-      setMessage('');
       setNotice('Committed: these categories are now live.');
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     }
   }
   return (
@@ -85,17 +85,7 @@ export function Preferences(props: { ws: string }) {
               Save draft
             </button>
           </div>
-          <form class="row commit" onSubmit={commit}>
-            <input
-              aria-label="Commit message"
-              placeholder="What changed (commit message)"
-              value={message}
-              onInput={(e) => setMessage(valueOf(e))}
-            />
-            <button type="submit" class="primary">
-              Commit
-            </button>
-          </form>
+          <CommitForm onCommit={commit} />
         </div>
         <div class="pane">
           <h2>Validation</h2>

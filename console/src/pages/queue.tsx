@@ -1,16 +1,6 @@
 import { api } from '../api';
 import { useAsync } from '../hooks';
-import { Empty, ErrorNotice, Json, Loading, Page } from '../components/ui';
-
-interface QueueRow {
-  name?: string;
-  queue?: string;
-  waiting?: number;
-  active?: number;
-  failed?: number;
-  oldest_job_age_seconds?: number | null;
-  [key: string]: unknown;
-}
+import { Empty, ErrorNotice, Loading, Page, Time } from '../components/ui';
 
 const age = (seconds: number | null | undefined) =>
   seconds === null || seconds === undefined
@@ -25,14 +15,13 @@ const age = (seconds: number | null | undefined) =>
 export function Queue(props: { ws: string }) {
   const overview = useAsync(() => api.queues(props.ws), [props.ws]);
   const data = overview.data;
-  const queues = (
-    Array.isArray(data?.queues) ? data.queues : Array.isArray(data?.results) ? data.results : []
-  ) as QueueRow[];
-  const failed = (Array.isArray(data?.failed_jobs) ? data.failed_jobs : []) as Record<string, unknown>[];
+  const queues = data?.queues ?? [];
+  const failed = data?.failed_jobs ?? [];
+  const idle = queues.every((q) => q.waiting === 0 && q.active === 0 && q.failed === 0);
   return (
     <Page
       title="Queue"
-      subtitle="Work waiting to run: triggers, steps, deliveries."
+      subtitle="This workspace's work in the durable queue: triggers, run steps, deliveries. Other workspaces' jobs are never shown."
       actions={
         <button type="button" onClick={overview.reload}>
           Refresh
@@ -43,7 +32,7 @@ export function Queue(props: { ws: string }) {
         <ErrorNotice error={overview.error} what="The queue overview" />
       ) : !data ? (
         <Loading />
-      ) : queues.length === 0 ? (
+      ) : idle ? (
         <Empty title="The queue is empty.">Nothing is waiting: every trigger so far has been handled.</Empty>
       ) : (
         <table class="table">
@@ -58,11 +47,11 @@ export function Queue(props: { ws: string }) {
           </thead>
           <tbody>
             {queues.map((q) => (
-              <tr key={q.name ?? q.queue}>
-                <td class="mono">{q.name ?? q.queue}</td>
-                <td>{q.waiting ?? 0}</td>
-                <td>{q.active ?? 0}</td>
-                <td>{q.failed ?? 0}</td>
+              <tr key={q.name}>
+                <td class="mono">{q.name}</td>
+                <td>{q.waiting}</td>
+                <td>{q.active}</td>
+                <td>{q.failed}</td>
                 <td>{age(q.oldest_job_age_seconds)}</td>
               </tr>
             ))}
@@ -72,9 +61,28 @@ export function Queue(props: { ws: string }) {
       {failed.length > 0 && (
         <section class="group">
           <h2>Failed jobs</h2>
-          {failed.map((job, i) => (
-            <Json key={i} value={job} />
-          ))}
+          <table class="table" aria-label="Failed jobs">
+            <thead>
+              <tr>
+                <th scope="col">Queue</th>
+                <th scope="col">Error</th>
+                <th scope="col">Retries</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {failed.map((job) => (
+                <tr key={job.id}>
+                  <td class="mono">{job.queue}</td>
+                  <td>{job.error ?? <span class="muted">no error recorded</span>}</td>
+                  <td>{job.retry_count}</td>
+                  <td>
+                    <Time at={job.failed_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </section>
       )}
     </Page>

@@ -1,9 +1,9 @@
 import { api } from '../api';
+import { PagedTable } from '../components/paged-table';
 import { useAsync } from '../hooks';
 import { setQuery, useLocation } from '../router';
 import {
   ChoiceFilter,
-  CursorPager,
   Empty,
   ErrorNotice,
   Field,
@@ -54,49 +54,29 @@ export function Runs(props: { ws: string }) {
           onChange={(value) => filter('status', value)}
         />
       </form>
-      {list.error ? (
-        <ErrorNotice error={list.error} what="Run traces" />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.results.length === 0 ? (
-        <Empty title="No runs match.">
-          Trigger a workflow; every trigger leaves a trace here, even one absorbed into a batch.
-        </Empty>
-      ) : (
-        <>
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Execution</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Status</th>
-                <th scope="col">Recipients</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.results.map((x) => (
-                <tr key={x.execution_id}>
-                  <td>
-                    <Link to={`/runs/${encodeURIComponent(x.execution_id)}`} class="mono">
-                      {x.execution_id}
-                    </Link>
-                  </td>
-                  <td>{x.workflow.slug}</td>
-                  <td>
-                    <StatusBadge status={x.status} />
-                  </td>
-                  <td>{x.recipients_count}</td>
-                  <td>
-                    <Time at={x.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        what="Run traces"
+        empty={{
+          title: 'No runs match.',
+          children: 'Trigger a workflow; every trigger leaves a trace here, even one absorbed into a batch.',
+        }}
+        rowKey={(x) => x.execution_id}
+        columns={[
+          {
+            header: 'Execution',
+            cell: (x) => (
+              <Link to={`/runs/${encodeURIComponent(x.execution_id)}`} class="mono">
+                {x.execution_id}
+              </Link>
+            ),
+          },
+          { header: 'Workflow', cell: (x) => x.workflow.slug },
+          { header: 'Status', cell: (x) => <StatusBadge status={x.status} /> },
+          { header: 'Recipients', cell: (x) => x.recipients_count },
+          { header: 'Created', cell: (x) => <Time at={x.created_at} /> },
+        ]}
+      />
     </Page>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { useAsync, useDebounced } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
+import { CommitForm } from '../components/commit-form';
 import { PreviewFrame } from '../components/preview-frame';
 import {
   Badge,
@@ -195,7 +196,6 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
   const variants = useAsync(() => api.templates.variants(props.ws, props.slug), [props.ws, props.slug]);
   const [channel, setChannel] = useState<string | undefined>();
   const [variantId, setVariantId] = useState<string | undefined>();
-  const [commitMessage, setCommitMessage] = useState('');
   const [notice, setNotice] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const [adding, setAdding] = useState(false);
@@ -222,16 +222,16 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
       </Page>
     );
 
-  async function commit(event: Event) {
-    event.preventDefault();
+  async function commit(message: string) {
     setError(undefined);
     try {
-      const next = await api.templates.commit(props.ws, props.slug, commitMessage);
+      const next = await api.templates.commit(props.ws, props.slug, message);
       setNotice(`Committed: version ${next.version_no ?? ''} is live.`);
-      setCommitMessage('');
       template.reload();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     }
   }
   async function toggleChannel(c: string, on: boolean) {
@@ -340,17 +340,7 @@ export function TemplateDetail(props: { ws: string; slug: string }) {
           )}
         </>
       )}
-      <form class="row commit" onSubmit={commit}>
-        <input
-          aria-label="Commit message"
-          placeholder="What changed (commit message)"
-          value={commitMessage}
-          onInput={(e) => setCommitMessage(valueOf(e))}
-        />
-        <button type="submit" class="primary">
-          Commit template
-        </button>
-      </form>
+      <CommitForm label="Commit template" onCommit={commit} />
       {adding && channel && (
         <NewVariant
           ws={props.ws}

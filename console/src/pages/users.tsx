@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { PagedTable } from '../components/paged-table';
 import { useAsync } from '../hooks';
 import { navigate, setQuery, useLocation } from '../router';
+import type { PreferenceEvaluations } from '../types';
 import {
-  CursorPager,
+  Badge,
   Empty,
   ErrorNotice,
   Field,
@@ -25,7 +27,7 @@ export function Users(props: { ws: string }) {
   const list = useAsync(
     () =>
       api.users.list(props.ws, {
-        distinct_id: q || undefined,
+        distinct_id_prefix: q || undefined,
         limit: 25,
         before: query.get('before') ?? undefined,
         after: query.get('after') ?? undefined,
@@ -57,44 +59,32 @@ export function Users(props: { ws: string }) {
           </button>
         )}
       </form>
-      {list.error ? (
-        <ErrorNotice error={list.error} what="User search" />
-      ) : !list.data ? (
-        <Loading />
-      ) : list.data.results.length === 0 ? (
-        <Empty title={q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.'}>
-          Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that names
-          a recipient.
-        </Empty>
-      ) : (
-        <>
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">distinct_id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.results.map((u) => (
-                <tr key={str(u.distinct_id)}>
-                  <td>
-                    <Link to={`/users/${encodeURIComponent(str(u.distinct_id))}`}>{str(u.distinct_id)}</Link>
-                  </td>
-                  <td>{str(u.name ?? (u.properties as Record<string, unknown> | undefined)?.name)}</td>
-                  <td>{str(Array.isArray(u.$email) ? (u.$email[0] as Record<string, unknown>)?.value : u.$email)}</td>
-                  <td>
-                    <Time at={str(u.created_at) || null} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <CursorPager meta={list.data.meta} onPage={(c) => setQuery({ before: c.before, after: c.after })} />
-        </>
-      )}
+      <PagedTable
+        list={list}
+        what="User search"
+        empty={{
+          title: q ? `No user's distinct_id starts with “${q}”.` : 'No users yet.',
+          children: (
+            <>
+              Users are made by your backend (the SDKs' identify, or <code>POST /v1/user/</code>) or by a trigger that
+              names a recipient.
+            </>
+          ),
+        }}
+        rowKey={(u) => str(u.distinct_id)}
+        columns={[
+          {
+            header: 'distinct_id',
+            cell: (u) => <Link to={`/users/${encodeURIComponent(str(u.distinct_id))}`}>{str(u.distinct_id)}</Link>,
+          },
+          { header: 'Name', cell: (u) => str(u.name ?? (u.properties as Record<string, unknown> | undefined)?.name) },
+          {
+            header: 'Email',
+            cell: (u) => str(Array.isArray(u.$email) ? (u.$email[0] as Record<string, unknown>)?.value : u.$email),
+          },
+          { header: 'Created', cell: (u) => <Time at={str(u.created_at) || null} /> },
+        ]}
+      />
     </Page>
   );
 }
@@ -103,6 +93,7 @@ export function UserDetail(props: { ws: string; id: string }) {
   const user = useAsync(() => api.users.get(props.ws, props.id), [props.ws, props.id]);
   const preferences = useAsync(() => api.users.preferences(props.ws, props.id), [props.ws, props.id]);
   const lists = useAsync(() => api.users.lists(props.ws, props.id), [props.ws, props.id]);
+  const objects = useAsync(() => api.users.objects(props.ws, props.id), [props.ws, props.id]);
   const messages = useAsync(
     () => api.messages.list(props.ws, { recipient_id: props.id, order: 'desc', limit: 10 }),
     [props.ws, props.id],
@@ -123,13 +114,31 @@ export function UserDetail(props: { ws: string; id: string }) {
           ) : (
             <Json value={user.data} />
           )}
-          <h2>Subscriptions and lists</h2>
+          <h2>Lists</h2>
           {lists.error ? (
             <ErrorNotice error={lists.error} what="Lists" />
           ) : !lists.data ? (
             <Loading />
+          ) : lists.data.results.length === 0 ? (
+            <Empty title="In no list." />
           ) : (
-            <Json value={lists.data} />
+            <ul class="plain" aria-label="Lists">
+              {lists.data.results.map((row) => (
+                <li key={row.list.list_id}>
+                  <code>{row.list.list_id}</code> {row.list.list_name ?? ''} · since <Time at={row.created_at} />
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Subscribed to</h2>
+          {objects.error ? (
+            <ErrorNotice error={objects.error} what="Subscriptions" />
+          ) : !objects.data ? (
+            <Loading />
+          ) : objects.data.results.length === 0 ? (
+            <Empty title="Subscribed to no object." />
+          ) : (
+            <Json value={objects.data.results} />
           )}
         </div>
         <div class="pane">
@@ -139,7 +148,7 @@ export function UserDetail(props: { ws: string; id: string }) {
           ) : !preferences.data ? (
             <Loading />
           ) : (
-            <Json value={preferences.data} />
+            <PreferenceGrid evaluations={preferences.data} />
           )}
           <h2>Latest messages</h2>
           {messages.error ? (
@@ -182,5 +191,54 @@ export function UserDetail(props: { ws: string; id: string }) {
         </div>
       </div>
     </Page>
+  );
+}
+
+/** Every category (rows) on every channel (columns): would it reach the user, and the rule that decided. */
+function PreferenceGrid(props: { evaluations: PreferenceEvaluations }) {
+  const { results, tenant_id } = props.evaluations;
+  if (results.length === 0)
+    return <Empty title="No preference categories are live.">Define and commit them on the Preferences page.</Empty>;
+  const categories = [...new Set(results.map((r) => r.category))];
+  const channels = [...new Set(results.map((r) => r.channel))];
+  const cell = new Map(results.map((r) => [`${r.category}\u0000${r.channel}`, r]));
+  return (
+    <>
+      <p class="muted small">
+        As Herald decides a delivery, in tenant <code>{tenant_id}</code>: each cell names the rule that decided.
+      </p>
+      <div class="scroll">
+        <table class="table compact" aria-label="Evaluated preferences">
+          <thead>
+            <tr>
+              <th scope="col">Category</th>
+              {channels.map((c) => (
+                <th scope="col" key={c}>
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {categories.map((category) => (
+              <tr key={category}>
+                <th scope="row" class="mono">
+                  {category}
+                </th>
+                {channels.map((channel) => {
+                  const r = cell.get(`${category}\u0000${channel}`)!;
+                  return (
+                    <td key={channel} title={r.message}>
+                      <Badge tone={r.allowed ? 'ok' : 'bad'}>{r.allowed ? 'sends' : 'blocked'}</Badge>
+                      <div class="small muted">{r.reason}</div>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }

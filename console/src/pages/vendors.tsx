@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { useAsync } from '../hooks';
-import { Badge, Dialog, Empty, ErrorNotice, Field, Json, Loading, Page, valueOf } from '../components/ui';
+import { Badge, Empty, ErrorNotice, Field, Json, Loading, Page, valueOf } from '../components/ui';
+import { FormDialog } from '../components/form-dialog';
 import type { Vendor, VendorTestResult } from '../types';
 
 /** Which providers send on which channel (src/channels/providers), with a starting config for each. */
@@ -141,20 +142,16 @@ function VendorForm(props: { ws: string; vendor?: Vendor; onClose: () => void; o
   const [nickname, setNickname] = useState(v?.nickname ?? '');
   const [isActive, setIsActive] = useState(v?.is_active ?? true);
   const [config, setConfig] = useState(JSON.stringify(v?.config ?? PROVIDERS.smtp!.config, null, 2));
-  const [error, setError] = useState<unknown>();
   const providers = Object.entries(PROVIDERS).filter(([, p]) => p.channels.includes(channel));
 
-  async function submit(event: Event) {
-    event.preventDefault();
-    setError(undefined);
+  async function submit() {
     let parsed: unknown;
     try {
       parsed = JSON.parse(config);
     } catch (e) {
-      setError(new Error(`config is not valid JSON: ${(e as Error).message}`));
-      return;
+      throw new Error(`config is not valid JSON: ${(e as Error).message}`);
     }
-    try {
+    {
       // Secrets come back masked; sent back masked, Herald keeps the stored value.
       if (v)
         await api.vendors.update(props.ws, v.id, { nickname: nickname || null, is_active: isActive, config: parsed });
@@ -167,131 +164,111 @@ function VendorForm(props: { ws: string; vendor?: Vendor; onClose: () => void; o
           config: parsed,
         });
       props.onSaved();
-    } catch (e) {
-      setError(e);
     }
   }
   return (
-    <Dialog title={v ? `Edit ${v.nickname ?? v.provider}` : 'New vendor'} onClose={props.onClose}>
-      <form class="stack" onSubmit={submit}>
-        <div class="row">
-          <Field label="Channel">
-            <select
-              name="channel"
-              disabled={Boolean(v)}
-              value={channel}
-              onChange={(e) => {
-                const next = valueOf(e);
-                setChannel(next);
-                const first = Object.entries(PROVIDERS).find(([, p]) => p.channels.includes(next));
-                if (first) {
-                  setProvider(first[0]);
-                  setConfig(JSON.stringify(first[1].config, null, 2));
-                }
-              }}
-            >
-              {CHANNELS.map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Provider">
-            <select
-              name="provider"
-              disabled={Boolean(v)}
-              value={provider}
-              onChange={(e) => {
-                setProvider(valueOf(e));
-                setConfig(JSON.stringify(PROVIDERS[valueOf(e)]?.config ?? {}, null, 2));
-              }}
-            >
-              {providers.map(([name]) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </Field>
-        </div>
-        <Field label="Nickname">
-          <input name="nickname" value={nickname} onInput={(e) => setNickname(valueOf(e))} />
+    <FormDialog
+      title={v ? `Edit ${v.nickname ?? v.provider}` : 'New vendor'}
+      submitLabel={v ? 'Save vendor' : 'Create vendor'}
+      onClose={props.onClose}
+      onSubmit={submit}
+    >
+      <div class="row">
+        <Field label="Channel">
+          <select
+            name="channel"
+            disabled={Boolean(v)}
+            value={channel}
+            onChange={(e) => {
+              const next = valueOf(e);
+              setChannel(next);
+              const first = Object.entries(PROVIDERS).find(([, p]) => p.channels.includes(next));
+              if (first) {
+                setProvider(first[0]);
+                setConfig(JSON.stringify(first[1].config, null, 2));
+              }
+            }}
+          >
+            {CHANNELS.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
         </Field>
-        <Field
-          label="Config (JSON)"
-          hint="Secrets show as ******** and are never sent back; leave them so to keep them."
-        >
-          <textarea
-            name="config"
-            class="code"
-            rows={9}
-            spellcheck={false}
-            value={config}
-            onInput={(e) => setConfig(valueOf(e))}
-          />
+        <Field label="Provider">
+          <select
+            name="provider"
+            disabled={Boolean(v)}
+            value={provider}
+            onChange={(e) => {
+              setProvider(valueOf(e));
+              setConfig(JSON.stringify(PROVIDERS[valueOf(e)]?.config ?? {}, null, 2));
+            }}
+          >
+            {providers.map(([name]) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
         </Field>
-        <label class="check">
-          <input type="checkbox" checked={isActive} onChange={(e) => setIsActive(e.currentTarget.checked)} /> Active
-        </label>
-        {error !== undefined && <ErrorNotice error={error} />}
-        <div class="row">
-          <button type="submit" class="primary">
-            {v ? 'Save vendor' : 'Create vendor'}
-          </button>
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      </div>
+      <Field label="Nickname">
+        <input name="nickname" value={nickname} onInput={(e) => setNickname(valueOf(e))} />
+      </Field>
+      <Field label="Config (JSON)" hint="Secrets show as ******** and are never sent back; leave them so to keep them.">
+        <textarea
+          name="config"
+          class="code"
+          rows={9}
+          spellcheck={false}
+          value={config}
+          onInput={(e) => setConfig(valueOf(e))}
+        />
+      </Field>
+      <label class="check">
+        <input type="checkbox" checked={isActive} onChange={(e) => setIsActive(e.currentTarget.checked)} /> Active
+      </label>
+    </FormDialog>
   );
 }
 
 function TestSend(props: { ws: string; vendor: Vendor; onClose: () => void }) {
   const [to, setTo] = useState('');
   const [result, setResult] = useState<VendorTestResult | undefined>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  async function submit(event: Event) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
+  async function submit() {
     setResult(undefined);
-    try {
-      setResult(await api.vendors.test(props.ws, props.vendor.id, to ? { to } : {}));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    setResult(await api.vendors.test(props.ws, props.vendor.id, to ? { to } : {}));
   }
   return (
-    <Dialog title={`Test ${props.vendor.nickname ?? props.vendor.provider}`} onClose={props.onClose}>
-      <form class="stack" onSubmit={submit}>
-        <Field
-          label="Send a test message to (optional)"
-          hint="Empty: only check the connection and credentials; nothing is sent."
-        >
-          <input
-            name="to"
-            value={to}
-            placeholder={props.vendor.channel === 'email' ? 'you@example.com' : ''}
-            onInput={(e) => setTo(valueOf(e))}
-          />
-        </Field>
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? 'Testing…' : 'Run test'}
-        </button>
-        {error !== undefined && <ErrorNotice error={error} />}
-        {result && (
+    <FormDialog
+      title={`Test ${props.vendor.nickname ?? props.vendor.provider}`}
+      submitLabel="Run test"
+      busyLabel="Testing…"
+      onClose={props.onClose}
+      onSubmit={submit}
+      after={
+        result && (
           <div class={`notice ${result.ok ? 'ok' : 'error'}`} role="status">
             <strong>{result.ok ? 'It works.' : 'It failed.'}</strong> (
             {result.mode === 'check' ? 'connection check' : 'test message'})
             <Json value={result} />
           </div>
-        )}
-      </form>
-    </Dialog>
+        )
+      }
+    >
+      <Field
+        label="Send a test message to (optional)"
+        hint="Empty: only check the connection and credentials; nothing is sent."
+      >
+        <input
+          name="to"
+          value={to}
+          placeholder={props.vendor.channel === 'email' ? 'you@example.com' : ''}
+          onInput={(e) => setTo(valueOf(e))}
+        />
+      </Field>
+    </FormDialog>
   );
 }

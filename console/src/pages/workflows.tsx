@@ -19,8 +19,9 @@ import {
   Time,
   valueOf,
 } from '../components/ui';
+import { CommitForm } from '../components/commit-form';
 import { PreviewFrame } from '../components/preview-frame';
-import type { Workflow } from '../types';
+import type { TestRunDelivery, Workflow } from '../types';
 
 const LIMIT = 20;
 
@@ -195,7 +196,6 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
   const [saved, setSaved] = useState<Workflow | undefined>();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | undefined>();
-  const [commitMessage, setCommitMessage] = useState('');
   const [tab, setTab] = useState<'editor' | 'changes' | 'test'>('editor');
 
   useEffect(() => {
@@ -245,17 +245,17 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
       setError(e);
     }
   }
-  async function commit(event: Event) {
-    event.preventDefault();
+  async function commit(message: string) {
     setError(undefined);
     try {
-      await api.workflows.commit(props.ws, props.slug, commitMessage);
-      setCommitMessage('');
+      await api.workflows.commit(props.ws, props.slug, message);
       setNotice('Committed: the draft is now live.');
       draft.reload();
       live.reload();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     }
   }
   async function toggle() {
@@ -355,17 +355,7 @@ export function WorkflowDetail(props: { ws: string; slug: string }) {
                 Discard changes
               </button>
             </div>
-            <form class="row commit" onSubmit={commit}>
-              <input
-                aria-label="Commit message"
-                placeholder="What changed (commit message)"
-                value={commitMessage}
-                onInput={(e) => setCommitMessage(valueOf(e))}
-              />
-              <button type="submit" class="primary" disabled={dirty || !saved.validation_result.is_valid}>
-                Commit
-              </button>
-            </form>
+            <CommitForm disabled={dirty || !saved.validation_result.is_valid} onCommit={commit} />
           </div>
         </div>
       )}
@@ -447,6 +437,7 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
     }
   }
   const steps = Array.isArray(result?.steps) ? (result.steps as Record<string, unknown>[]) : [];
+  const status = typeof result?.status === 'string' ? result.status : undefined;
   return (
     <div class="split">
       <form class="pane stack" onSubmit={run}>
@@ -476,6 +467,11 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
         <h2>Result</h2>
         {error !== undefined && <ErrorNotice error={error} what="Test run" />}
         {!result && error === undefined && <Empty title="No test run yet.">Pick a recipient and run the test.</Empty>}
+        {status && (
+          <p>
+            The run would end <StatusBadge status={status} />. Nothing was written, sent or queued.
+          </p>
+        )}
         {result && (
           <ol class="timeline" aria-label="Test run steps">
             {steps.map((step, i) => (
@@ -484,24 +480,48 @@ function TestRun(props: { ws: string; slug: string; hasLive: boolean }) {
                   <code>{String(step.node_ref ?? step.node_type ?? i)}</code>
                   <StatusBadge status={String(step.outcome ?? 'done')} />
                 </div>
-                {step.decision !== undefined && (
-                  <div class="small">
-                    Decision:{' '}
-                    <strong>{typeof step.decision === 'string' ? step.decision : JSON.stringify(step.decision)}</strong>
-                  </div>
-                )}
-                {step.vendor !== undefined && step.vendor !== null && (
-                  <div class="small">
-                    Vendor: {typeof step.vendor === 'string' ? step.vendor : JSON.stringify(step.vendor)}
-                  </div>
-                )}
-                {step.content && typeof step.content === 'object' && (
-                  <PreviewFrame
-                    channel={String(step.channel ?? '')}
-                    content={step.content as Record<string, unknown>}
-                    title={`Rendered content of ${String(step.node_ref)}`}
-                  />
-                )}
+                {Array.isArray(step.deliveries) &&
+                  (step.deliveries as TestRunDelivery[]).map((d, k) => (
+                    <div key={k} class="delivery" aria-label={`Delivery on ${d.channel}`}>
+                      <div class="small">
+                        <strong>{d.channel}</strong>
+                        {d.channel_identity !== null && d.channel_identity !== undefined && (
+                          <>
+                            {' '}
+                            to{' '}
+                            {typeof d.channel_identity === 'string'
+                              ? d.channel_identity
+                              : JSON.stringify(d.channel_identity)}
+                          </>
+                        )}
+                        :{' '}
+                        {d.decision.send ? (
+                          <Badge tone="ok">would send</Badge>
+                        ) : (
+                          <Badge tone="bad">would not send</Badge>
+                        )}
+                        {d.decision.reason && <> ({d.decision.reason})</>}
+                      </div>
+                      <div class="small">
+                        Vendor:{' '}
+                        {d.vendor ? (
+                          `${d.vendor.nickname ?? d.vendor.provider} (${d.vendor.provider})`
+                        ) : (
+                          <span class="muted">
+                            {d.channel === 'inbox' ? 'none needed (Herald stores the inbox)' : 'none'}
+                          </span>
+                        )}
+                      </div>
+                      {d.error && <div class="small">Render error: {d.error}</div>}
+                      {d.content && (
+                        <PreviewFrame
+                          channel={d.channel}
+                          content={d.content}
+                          title={`Rendered ${d.channel} content of ${String(step.node_ref)}`}
+                        />
+                      )}
+                    </div>
+                  ))}
                 {step.detail !== undefined && step.detail !== null && <Json value={step.detail} />}
               </li>
             ))}
