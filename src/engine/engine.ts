@@ -15,6 +15,7 @@ import {
   type FanoutJob,
   type ListFanoutJob,
 } from './recipients.js';
+import { deliverWebhook, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
 import { advanceRun, RUN_BATCH_SIZE, stepNewRuns, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
 
 /**
@@ -268,5 +269,15 @@ export class Engine {
         ];
       });
     }
+    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job.
+    const webhooks = { db, queue, secretBox: this.options.secretBox, outbound: delivery.outbound, now: this.now };
+    await queue.work<WebhookJob>(
+      QUEUES.webhook,
+      BATCH(concurrency),
+      this.handle(QUEUES.webhook, (data: WebhookJob, _id, signal) => deliverWebhook(webhooks, data, signal), {
+        parallel: true,
+      }),
+    );
+    startWebhookRelay({ db, queue, log: this.options.log });
   }
 }

@@ -42,6 +42,7 @@ import {
 } from './workflow-runs.js';
 import { NotificationSchema } from './feed.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
+import { CreatedWebhookEndpointSchema, WebhookEndpointSchema } from './webhook-endpoints.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [
@@ -86,6 +87,8 @@ export const sharedSchemas = [
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
+  WebhookEndpointSchema,
+  CreatedWebhookEndpointSchema,
   TemplateSchema,
   TemplateVariantSchema,
   MockDataSchema,
