@@ -137,7 +137,11 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
   if (response.status >= 200 && response.status < 300) return { ok: true } as Attempted;
   return {
     ok: false,
-    error: { message: `answered ${response.status}`, status: response.status, answer: answer.slice(0, KEPT_ANSWER_CHARS) },
+    error: {
+      message: `answered ${response.status}`,
+      status: response.status,
+      answer: answer.slice(0, KEPT_ANSWER_CHARS),
+    },
   } as Attempted;
 }
 

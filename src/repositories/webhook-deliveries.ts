@@ -33,8 +33,17 @@ export function findDeliveryWithEndpoint(db: Db, id: string) {
 
 /** Fixes the body the first attempt sends; a body already fixed (by an earlier try) wins and is returned. */
 export async function fixDeliveryPayload(db: Db, id: string, payload: string) {
-  await db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).where('payload', 'is', null).execute();
-  const row = await db.selectFrom('webhook_deliveries').select('payload').where('id', '=', id).executeTakeFirstOrThrow();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ payload })
+    .where('id', '=', id)
+    .where('payload', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('payload')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return row.payload!;
 }
 

@@ -33,7 +33,15 @@ export function findWebhookEndpoint(db: Db, workspaceId: number, id: string) {
 
 export function insertWebhookEndpoint(
   db: Db,
-  row: { id: string; workspaceId: number; url: string; events: string[]; isActive: boolean; description: string | null; secret: string },
+  row: {
+    id: string;
+    workspaceId: number;
+    url: string;
+    events: string[];
+    isActive: boolean;
+    description: string | null;
+    secret: string;
+  },
 ) {
   return db
     .insertInto('webhook_endpoints')

@@ -68,7 +68,9 @@ describe('/management/v1/{workspace}/webhook_endpoint/: delivery-status webhook 
   });
 
   it('stores the secret encrypted, and a rotation answers a new one that replaces it', async () => {
-    const created = (await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })).json();
+    const created = (
+      await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })
+    ).json();
     const stored = await t()
       .db.selectFrom('webhook_endpoints')
       .select('secret')
@@ -92,7 +94,9 @@ describe('/management/v1/{workspace}/webhook_endpoint/: delivery-status webhook 
   // Service tokens are the account's (they reach every workspace): the workspace is the path's, and an endpoint
   // is found only under its own workspace's path.
   it("never reaches another workspace's endpoints", async () => {
-    const mine = (await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })).json();
+    const mine = (
+      await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })
+    ).json();
     const theirs = configClient(t, other);
     const as = (method: 'GET' | 'PATCH' | 'DELETE' | 'POST', path: string, body?: unknown) =>
       theirs.inject(method, path, body);
@@ -127,7 +131,9 @@ describe('/management/v1/{workspace}/webhook_endpoint/: delivery-status webhook 
     await bad({ url: `https://example.com/${'a'.repeat(2100)}`, events: ['message.sent'] }, 'url');
     await bad({ url: URL_OK, events: ['message.sent'], secret: 'mine' }, 'secret');
     await bad({ url: URL_OK, events: ['message.sent'], is_active: 'yes' }, 'is_active');
-    const created = (await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })).json();
+    const created = (
+      await client().inject('POST', '/webhook_endpoint/', { url: URL_OK, events: ['message.sent'] })
+    ).json();
     expect((await client().inject('PATCH', `/webhook_endpoint/${created.id}/`, {})).statusCode).toBe(400);
     expect((await client().inject('PATCH', `/webhook_endpoint/${created.id}/`, { url: 'gopher://x' })).statusCode).toBe(
       400,
@@ -137,7 +143,12 @@ describe('/management/v1/{workspace}/webhook_endpoint/: delivery-status webhook 
   });
 
   it('refuses a URL on an address the outbound guard refuses (a private or metadata address)', async () => {
-    for (const url of ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://10.0.0.5/']) {
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://169.254.169.254/latest',
+      'http://[::1]/x',
+      'http://10.0.0.5/',
+    ]) {
       const response = await client().inject('POST', '/webhook_endpoint/', { url, events: ['message.sent'] });
       expect(response.statusCode, url).toBe(400);
       expect(response.json().message).toMatch(/^url: destination refused/);
