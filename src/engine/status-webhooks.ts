@@ -10,6 +10,7 @@ import { outcomeFromNetworkError } from '../channels/provider.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import {
+  anyUnqueuedDelivery,
   claimUnqueuedDeliveries,
   findDeliveryWithEndpoint,
   fixDeliveryPayload,
@@ -56,8 +57,12 @@ const jobOf = (deliveryId: string, attempt: number, startAfter?: Date) => ({
   options: { id: jobId('webhook', deliveryId, attempt), ...(startAfter ? { startAfter } : {}) },
 });
 
-/** Moves up to RELAY_BATCH outbox events into the queue, in one transaction; how many it moved. */
+/**
+ * Moves up to RELAY_BATCH outbox events into the queue, in one transaction; how many it moved. An empty outbox (no
+ * endpoint, or all queued) costs one read and no transaction.
+ */
 export async function relayWebhookEvents(db: Db, queue: Queue) {
+  if (!(await anyUnqueuedDelivery(db))) return 0;
   return db.transaction().execute(async (trx) => {
     const ids = await claimUnqueuedDeliveries(trx, RELAY_BATCH);
     await queue.sendMany(

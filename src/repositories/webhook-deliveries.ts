@@ -6,6 +6,17 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/webhoo
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 
+/** Whether any event waits to be queued: one index probe, outside any transaction. */
+export async function anyUnqueuedDelivery(db: Db) {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('queued_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Marks up to `limit` events not yet queued (skipping those another relay holds) and returns their ids. */
 export async function claimUnqueuedDeliveries(trx: Db, limit: number) {
   const rows = await sql<{ id: string }>`
