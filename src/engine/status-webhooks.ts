@@ -18,7 +18,7 @@ import {
 } from '../repositories/webhook-deliveries.js';
 import { webhookEventBody } from '../services/webhook-events.js';
 import { jobId } from './job-ids.js';
-import { whenDatabaseAnswers } from './outage.js';
+import { pause, whenDatabaseAnswers } from './outage.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**
@@ -85,16 +85,7 @@ export function startWebhookRelay(deps: { db: Db; queue: Queue; log: { error(o: 
       } catch (error) {
         if (!stop.aborted) deps.log.error({ err: error }, 'webhook relay pass failed; the next one tries again');
       }
-      if (moved < RELAY_BATCH)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, RELAY_INTERVAL_MS);
-          function done() {
-            clearTimeout(timer);
-            stop.removeEventListener('abort', done);
-            resolve();
-          }
-          stop.addEventListener('abort', done, { once: true });
-        });
+      if (moved < RELAY_BATCH) await pause(RELAY_INTERVAL_MS, stop);
     }
   };
   void pass();
