@@ -164,7 +164,15 @@ describe('delivery-status webhooks', () => {
     // The endpoint that takes only failures got only the one failure.
     await waitFor(async () => only.requests.length >= 1, 10_000, 'the failure at the second endpoint');
     expect(only.requests.map((r) => verified(failedOnly.secret, r).type)).toEqual(['message.failed']);
-    const rows = await deliveriesOf(t, endpoint.id);
+    // Each attempt is recorded after its answer came back.
+    const rows = await waitFor(
+      async () => {
+        const all = await deliveriesOf(t, endpoint.id);
+        return all.every((r) => r.status !== 'pending') ? all : undefined;
+      },
+      10_000,
+      'every attempt recorded',
+    );
     expect(rows.map((r) => [r.status, r.attempts])).toEqual(rows.map(() => ['delivered', 1]));
   });
 
