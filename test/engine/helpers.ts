@@ -135,27 +135,3 @@ export async function refuseRunSaves(t: () => TestApp, distinctId: string) {
     await sql`drop function ${name}()`.execute(t().db);
   };
 }
-
-/** A template with a default variant for each channel named, committed live (workflows name only live templates). */
-export async function liveTemplate(t: () => TestApp, ws: WorkspaceFixture, slug: string, channels: string[]) {
-  const inject = (method: 'POST' | 'PATCH', path: string, payload: object) =>
-    t().app.inject({ method, url: `/management/v2/${ws.slug}/template/${path}`, headers: ws.management, payload });
-  const content: Record<string, object> = {
-    inbox: { header: 'Note', text: 'Hello {{$recipient.distinct_id}}' },
-    email: { subject: 'Note', html: '<p>Note</p>', text: 'Note' },
-    sms: { text: 'Note' },
-  };
-  const ok = async (what: string, response: { statusCode: number; body: string }) => {
-    if (response.statusCode >= 300) throw new Error(`${what}: ${response.statusCode} ${response.body}`);
-  };
-  await ok('template', await inject('POST', `${slug}/`, { name: slug, enabled_channels: channels }));
-  for (const channel of channels)
-    await ok(
-      `${channel} variant`,
-      await inject('POST', `${slug}/channel/${channel}/variant/default/`, {
-        locale: 'en',
-        content: content[channel],
-      }),
-    );
-  await ok('commit', await inject('PATCH', `${slug}/commit/`, {}));
-}
