@@ -20,6 +20,7 @@ import * as broadcasts from './2026-11-26T90-broadcasts.js';
 import * as templateApprovals from './2026-11-26T91-template-approvals.js';
 import * as runTraces from './2026-11-27T40-run-traces.js';
 import * as heraldSettings from './2026-11-27T60-herald-settings.js';
+import * as webhookEndpoints from './2026-11-27T70-webhook-endpoints.js';
 import { vendorSecrets, type VendorSealer } from './2026-11-28T10-vendor-secrets.js';
 import * as vendorFailover from './2026-11-28T11-vendor-failover.js';
 
@@ -51,6 +52,7 @@ export const migrationsWith = (sealer?: VendorSealer): Record<string, Migration>
   '2026-11-26T91-template-approvals': templateApprovals,
   '2026-11-27T40-run-traces': runTraces,
   '2026-11-27T60-herald-settings': heraldSettings,
+  '2026-11-27T70-webhook-endpoints': webhookEndpoints,
   '2026-11-28T10-vendor-secrets': vendorSecrets(sealer),
   '2026-11-28T11-vendor-failover': vendorFailover,
 });

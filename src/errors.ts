@@ -66,6 +66,7 @@ export const notFoundErrors = {
   liveWorkflow: (slug: string) => notFound(`workflow '${slug}' has no live version: it was never committed`),
   apiKey: (id: string) => notFound(`API key '${id}' not found`),
   workspaceKey: (id: string) => notFound(`workspace key '${id}' not found`),
+  webhookEndpoint: (id: string) => notFound(`webhook endpoint '${id}' not found`),
   deletedWorkspaceKey: (id: string) => notFound(`workspace key '${id}' has been deleted`),
   translationFile: (filename: string, mode?: 'draft' | 'live') =>
     notFound(`translation file '${filename}' not found${mode === 'live' ? ' in live mode' : ''}`),

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { EngineTables } from './engine-types.js';
+import type { WebhookTables } from './webhook-types.js';
 
 /** Timestamps are written as Date or ISO string, read back as Date by both databases. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -441,7 +442,7 @@ export interface RegisteredEventsTable {
   updated_at: Timestamp;
 }
 
-export interface Database extends EngineTables {
+export interface Database extends EngineTables, WebhookTables {
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
   api_keys: ApiKeysTable;

@@ -7,6 +7,7 @@ import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/pre
 import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
 import { fanOutPage, listFanOutPage, startExecutions, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import { deliverWebhook, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
 import { workRetention } from './retention.js';
 import {
   RUN_BATCH_SIZE,
@@ -171,6 +172,17 @@ export class Engine {
         BATCH(concurrency),
         handler(name, { batch: (jobs) => deliverBatch(delivery, jobs), parallel: true }),
       );
+    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job.
+    const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };
+    await queue.work<WebhookJob>(
+      QUEUES.webhook,
+      BATCH(concurrency),
+      handler(QUEUES.webhook, {
+        batch: each((job) => deliverWebhook(webhooks, job.data, job.signal)),
+        parallel: true,
+      }),
+    );
+    startWebhookRelay({ db, queue, log });
   }
 }
 

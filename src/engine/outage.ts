@@ -14,7 +14,8 @@ import { isDatabaseUnavailable } from '../errors.js';
 const FIRST_WAIT_MS = 100;
 const LONGEST_WAIT_MS = 500;
 
-const pause = (ms: number, signal: AbortSignal) =>
+/** Waits `ms`, or less when `signal` aborts first. */
+export const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {

@@ -27,6 +27,8 @@ export const QUEUES = {
   runBatch: 'herald-run-batch',
   /** One message to one provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
+  /** One attempt of one delivery-status webhook event (engine/status-webhooks.ts). */
+  webhook: 'herald-webhook',
   /** The retention purge, sent by a pg-boss schedule (engine/retention.ts). */
   retention: 'herald-retention',
 } as const;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { vendorRoutes } from './vendors.js';
+import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateManagementRequest, workspaceOfPath } from '../auth/service-token-auth.js';
 import { withErrorShape } from '../http/error-shape.js';
@@ -68,6 +69,7 @@ export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
     await scoped.register(withErrorShape('full', templateApprovalRoutes));
     await scoped.register(withErrorShape('full', inboxKeyRoutes));
     await scoped.register(withErrorShape('full', vendorRoutes));
+    await scoped.register(withErrorShape('full', webhookEndpointRoutes));
     // Twins of the base surface's reads the console needs (docs/management-twins.md).
     await scoped.register(withErrorShape('full', workflowRunRoutes('management')));
     await scoped.register(withErrorShape('full', messageReadRoutes('management')));

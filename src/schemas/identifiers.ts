@@ -8,6 +8,7 @@ import { ULID_PATTERN } from '../ids.js';
 
 export const API_KEY_ID_PREFIX = 'ws_apik_';
 export const WORKSPACE_KEY_ID_PREFIX = 'ws_key_';
+export const WEBHOOK_ENDPOINT_ID_PREFIX = 'whep_';
 export const prefixedIdPattern = (prefix: string) => `^${prefix}${ULID_PATTERN}$`;
 
 export const WORKSPACE_SLUG_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}[a-z0-9]$|^[a-z0-9]$';

@@ -45,6 +45,7 @@ import {
 import { NotificationSchema } from './feed.js';
 import { QueueOverviewSchema } from './queue.js';
 import { VendorSchema, VendorTestResultSchema } from './vendors.js';
+import { CreatedWebhookEndpointSchema, WebhookEndpointSchema } from './webhook-endpoints.js';
 
 /** Every schema with an `$id`: registered once on the app, referenced by `$ref`, named in OpenAPI components. */
 export const sharedSchemas = [
@@ -92,6 +93,8 @@ export const sharedSchemas = [
   NotificationSchema,
   VendorSchema,
   VendorTestResultSchema,
+  WebhookEndpointSchema,
+  CreatedWebhookEndpointSchema,
   TemplateSchema,
   TemplateVariantSchema,
   MockDataSchema,

@@ -1,0 +1,185 @@
+import { Webhook } from 'standardwebhooks';
+import {
+  AnswerTooLarge,
+  DestinationRefused,
+  fetchGuarded,
+  readAnswerWithin,
+  type OutboundPolicy,
+} from '../channels/outbound.js';
+import { outcomeFromNetworkError } from '../channels/provider.js';
+import type { Db } from '../db/database.js';
+import type { Sealer } from '../domain/vendor-secrets.js';
+import {
+  anyUnqueuedDelivery,
+  claimUnqueuedDeliveries,
+  findDeliveryWithEndpoint,
+  fixDeliveryPayload,
+  recordDeliveryAttempt,
+} from '../repositories/webhook-deliveries.js';
+import { webhookEventBody } from '../services/webhook-events.js';
+import { jobId } from './job-ids.js';
+import { pause, whenDatabaseAnswers } from './outage.js';
+import { QUEUES, type Queue } from './queue.js';
+
+/**
+ * Delivery-status webhooks out (docs/webhooks.md). The messages trigger (migrations/2026-11-27T70-webhook-endpoints.ts)
+ * writes each event into the outbox in the transaction of the status change it reports; the relay moves the outbox
+ * into the durable queue; a job posts one event to its endpoint, signed as Standard Webhooks, and on failure queues
+ * its next attempt with backoff until 24 h after the event. Every attempt carries the event's id as `webhook-id`.
+ */
+
+/** How long one attempt may take, connection to answer. */
+export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** The most of an answer read (kept in part on a failed attempt); past it the read stops, the status decides. */
+export const WEBHOOK_ANSWER_LIMIT = 64 * 1024;
+/** Attempts go on until this long after the event. */
+export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60_000;
+const FIRST_RETRY_MS = 5000;
+const LONGEST_RETRY_MS = 60 * 60_000;
+/** How often the relay looks at the outbox when it found it empty; events it found are moved on at once. */
+const RELAY_INTERVAL_MS = 500;
+const RELAY_BATCH = 500;
+const KEPT_ANSWER_CHARS = 1000;
+
+/** The wait before attempt `attempt + 1`: 2.5–5 s, then doubling up to an hour, with jitter. */
+export function webhookRetryDelayMs(attempt: number, random = Math.random()) {
+  const ceiling = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), LONGEST_RETRY_MS);
+  return Math.round(ceiling * (0.5 + random / 2));
+}
+
+export interface WebhookJob {
+  deliveryId: string;
+  attempt: number;
+}
+
+const jobOf = (deliveryId: string, attempt: number, startAfter?: Date) => ({
+  data: { deliveryId, attempt } satisfies WebhookJob,
+  options: { id: jobId('webhook', deliveryId, attempt), ...(startAfter ? { startAfter } : {}) },
+});
+
+/**
+ * Moves up to RELAY_BATCH outbox events into the queue, in one transaction; how many it moved. An empty outbox (no
+ * endpoint, or all queued) costs one read and no transaction.
+ */
+export async function relayWebhookEvents(db: Db, queue: Queue) {
+  if (!(await anyUnqueuedDelivery(db))) return 0;
+  return db.transaction().execute(async (trx) => {
+    const ids = await claimUnqueuedDeliveries(trx, RELAY_BATCH);
+    await queue.sendMany(
+      trx,
+      QUEUES.webhook,
+      ids.map((id) => jobOf(id, 1)),
+    );
+    return ids.length;
+  });
+}
+
+/** The relay loop of a worker, until its queue stops; a failed pass is logged and tried again at the next. */
+export function startWebhookRelay(deps: { db: Db; queue: Queue; log: { error(o: object, m: string): void } }) {
+  const stop = deps.queue.stopSignal;
+  const pass = async () => {
+    while (!stop.aborted) {
+      let moved = 0;
+      try {
+        moved = await relayWebhookEvents(deps.db, deps.queue);
+      } catch (error) {
+        if (!stop.aborted) deps.log.error({ err: error }, 'webhook relay pass failed; the next one tries again');
+      }
+      if (moved < RELAY_BATCH) await pause(RELAY_INTERVAL_MS, stop);
+    }
+  };
+  void pass();
+}
+
+export interface WebhookDeps {
+  db: Db;
+  queue: Queue;
+  secretBox: Sealer;
+  outbound: OutboundPolicy;
+  now: () => number;
+}
+
+type Attempted = { ok: true } | { ok: false; error: Record<string, unknown> };
+
+/** One POST of the event, signed now with the endpoint's current secret. */
+async function post(deps: WebhookDeps, url: string, secret: string, id: string, body: string, signal: AbortSignal) {
+  const timestamp = new Date(deps.now());
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Herald-Webhooks',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
+  };
+  let response: Response;
+  try {
+    response = await fetchGuarded(
+      url,
+      { method: 'POST', headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
+      deps.outbound,
+    );
+  } catch (error) {
+    if (error instanceof DestinationRefused) return { ok: false, error: { message: error.message } } as Attempted;
+    const outcome = outcomeFromNetworkError(error);
+    return { ok: false, error: { message: 'reason' in outcome ? outcome.reason : String(error) } } as Attempted;
+  }
+  let answer = '';
+  try {
+    answer = await readAnswerWithin(response, WEBHOOK_ANSWER_LIMIT, new URL(url).origin);
+  } catch (error) {
+    // Too large, or cut off: the status has already said how it went.
+    answer = error instanceof AnswerTooLarge ? error.message : '';
+  }
+  if (response.status >= 200 && response.status < 300) return { ok: true } as Attempted;
+  return {
+    ok: false,
+    error: {
+      message: `answered ${response.status}`,
+      status: response.status,
+      answer: answer.slice(0, KEPT_ANSWER_CHARS),
+    },
+  } as Attempted;
+}
+
+/**
+ * One attempt of one event. A job run again (its worker lost) finds its attempt recorded and does nothing, or
+ * posts again with the same id: at least once, never skipped. Its next attempt's job is queued in the transaction
+ * that records this one.
+ */
+export async function deliverWebhook(deps: WebhookDeps, job: WebhookJob, signal: AbortSignal) {
+  const { db } = deps;
+  const row = await findDeliveryWithEndpoint(db, job.deliveryId);
+  if (!row || row.status !== 'pending' || row.attempts !== job.attempt - 1) return;
+  if (!row.endpoint_active) {
+    await recordDeliveryAttempt(db, row.id, job.attempt, {
+      status: 'failed',
+      error: { message: 'the endpoint was disabled before this event was delivered' },
+    });
+    return;
+  }
+  const body = row.payload ?? (await fixDeliveryPayload(db, row.id, await webhookEventBody(db, row)));
+  const attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
+  const stopping = deps.queue.stopSignal;
+  if (attempted.ok) {
+    await whenDatabaseAnswers(
+      () => recordDeliveryAttempt(db, row.id, job.attempt, { status: 'delivered', error: null }),
+      stopping,
+    );
+    return;
+  }
+  const wait = webhookRetryDelayMs(job.attempt);
+  const givenUp = deps.now() + wait > new Date(row.occurred_at).getTime() + WEBHOOK_RETRY_WINDOW_MS;
+  await whenDatabaseAnswers(
+    () =>
+      db.transaction().execute(async (trx) => {
+        const recorded = await recordDeliveryAttempt(trx, row.id, job.attempt, {
+          status: givenUp ? 'failed' : 'pending',
+          error: attempted.error,
+        });
+        if (!recorded || givenUp) return;
+        const next = jobOf(row.id, job.attempt + 1, new Date(deps.now() + wait));
+        await deps.queue.send(trx, QUEUES.webhook, next.data, next.options);
+      }),
+    stopping,
+  );
+}

@@ -1,0 +1,91 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/webhook-types.js';
+
+/** The outbox of delivery-status events and each one's delivery state (docs/webhooks.md). */
+
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** Whether any event waits to be queued: one index probe, outside any transaction. */
+export async function anyUnqueuedDelivery(db: Db) {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('queued_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Marks up to `limit` events not yet queued (skipping those another relay holds) and returns their ids. */
+export async function claimUnqueuedDeliveries(trx: Db, limit: number) {
+  const rows = await sql<{ id: string }>`
+    update webhook_deliveries d set queued_at = now()
+    from (select id from webhook_deliveries where queued_at is null order by created_at limit ${limit}
+          for update skip locked) as picked
+    where d.id = picked.id
+    returning d.id`.execute(trx);
+  return rows.rows.map((row) => row.id);
+}
+
+/** One delivery with its endpoint's URL, state and sealed secret; undefined once the endpoint is deleted. */
+export function findDeliveryWithEndpoint(db: Db, id: string) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select(['e.url', 'e.secret', 'e.is_active as endpoint_active'])
+    .where('d.id', '=', id)
+    .executeTakeFirst() as Promise<
+    | (WebhookDeliveryRow & Pick<Selectable<WebhookEndpointsTable>, 'url' | 'secret'> & { endpoint_active: boolean })
+    | undefined
+  >;
+}
+
+/** Fixes the body the first attempt sends; a body already fixed (by an earlier try) wins and is returned. */
+export async function fixDeliveryPayload(db: Db, id: string, payload: string) {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ payload })
+    .where('id', '=', id)
+    .where('payload', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('payload')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.payload!;
+}
+
+/** An attempt's outcome: `attempt` is the number this one had (a later write of the same attempt changes nothing). */
+export async function recordDeliveryAttempt(
+  db: Db,
+  id: string,
+  attempt: number,
+  outcome: { status: 'pending' | 'delivered' | 'failed'; error: Record<string, unknown> | null },
+) {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      attempts: attempt,
+      status: outcome.status,
+      last_error: outcome.error === null ? null : JSON.stringify(outcome.error),
+      ...(outcome.status === 'delivered' ? { delivered_at: sql<Date>`now()` } : {}),
+    })
+    .where('id', '=', id)
+    .where('attempts', '=', attempt - 1)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** An endpoint's deliveries, newest first (tests and the console read them). */
+export function listEndpointDeliveries(db: Db, endpointId: string, limit = 100) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+}

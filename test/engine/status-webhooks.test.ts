@@ -1,0 +1,294 @@
+import http from 'node:http';
+import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { outboundPolicy } from '../../src/channels/outbound.js';
+import { useTestApp, type TestApp } from '../support/app.js';
+import type { WorkspaceFixture } from '../support/fixtures.js';
+import { closedPort, HttpPeer, type RecordedRequest } from '../support/http-peer.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { configClient } from '../management/config-helpers.js';
+import { liveTemplate } from '../support/templates.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
+
+/**
+ * Delivery-status webhooks out (docs/webhooks.md): each status change and engagement mark of a message is posted to
+ * the workspace's endpoints that take its event, signed as Standard Webhooks (checked here with the
+ * `standardwebhooks` package a receiver would use), at least once, with the same `webhook-id` on every attempt.
+ */
+
+const ALL_EVENTS = [
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.refused',
+  'message.seen',
+  'message.read',
+  'message.clicked',
+  'message.dismissed',
+];
+const VENDOR_SECRET = 'vendor-signing-secret-5b7e';
+
+async function addEndpoint(t: () => TestApp, ws: WorkspaceFixture, url: string, events = ALL_EVENTS) {
+  const response = await configClient(t, ws).inject('POST', '/webhook_endpoint/', { url, events });
+  if (response.statusCode !== 201) throw new Error(`endpoint not created: ${response.body}`);
+  return response.json() as { id: string; secret: string };
+}
+
+/** The request verified with the endpoint's secret, as a receiver would: its parsed body (throws when forged). */
+const verified = (secret: string, request: RecordedRequest) =>
+  new Webhook(secret).verify(request.text, request.headers) as {
+    type: string;
+    timestamp: string;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the message JSON, read freely by assertions
+    data: Record<string, any>;
+  };
+
+const deliveriesOf = (t: () => TestApp, endpointId: string) =>
+  t()
+    .db.selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at')
+    .execute();
+
+describe('delivery-status webhooks', () => {
+  const allowed = '127.0.0.1';
+  const t = useTestApp(
+    { OUTBOUND_ALLOWED_HOSTS: allowed },
+    // The vendor's calls get their whole timeout: a retried call would reach the vendor's receiver twice.
+    {
+      engine: {
+        renderer: 'templates',
+        engine: { outbound: outboundPolicy({ allowedHosts: allowed }), deliveryTimeoutMs: 10_000 },
+      },
+    },
+  );
+  let peer: HttpPeer;
+  let only: HttpPeer;
+  let vendorReceiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  beforeAll(async () => {
+    peer = await HttpPeer.start();
+    only = await HttpPeer.start();
+    vendorReceiver = await startWebhookReceiver(VENDOR_SECRET);
+  });
+  beforeEach(() => {
+    peer.reset();
+    only.reset();
+  });
+  afterAll(async () => {
+    await peer.close();
+    await only.close();
+    await vendorReceiver.close();
+  });
+
+  it('posts every event type, signed, with the message as GET /v1/message/{id}/ shows it', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/all`);
+    const failedOnly = await addEndpoint(t, ws, `${only.url}/failed`, ['message.failed']);
+    const vendor = await configClient(t, ws).inject('POST', '/vendor/', {
+      channel: 'email',
+      provider: 'webhook',
+      is_default: true,
+      config: { url: vendorReceiver.url, secret: VENDOR_SECRET },
+    });
+    expect(vendor.statusCode).toBe(201);
+    await liveTemplate(t, ws, 'note', ['inbox', 'email']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note'), node('send_email', { template: 'note' })]);
+    vendorReceiver.plan('bob', [{ status: 400 }]);
+    const call = baseCall(t, ws);
+    for (const id of ['ann', 'bob']) await call('POST', `/v1/user/${id}/`, { $email: [`${id}@example.com`] });
+    const execution = (await trigger(t, ws, { workflow: 'notify', recipients: ['ann', 'bob', 'cat'] })).json()
+      .message_id as string;
+    const settled = await settledMessages(t, ws, execution, 6);
+    const message = (channel: string, who: string) =>
+      settled.find((m) => m.channel === channel && m.recipient.distinct_id === who)!;
+    const annInbox = message('inbox', 'ann');
+    expect(message('email', 'ann').status).toBe('sent_by_vendor');
+    expect(message('email', 'bob').status).toBe('delivery_failure');
+    expect(message('email', 'cat').status).toBe('not_to_be_triggered');
+    for (const action of ['seen', 'read', 'clicked', 'dismissed']) {
+      const marked = await call('PATCH', '/v1/bulk/message/', {
+        messages: [{ message_id: annInbox.message_id, action }],
+      });
+      expect(marked.json().records[0].status_code).toBe(202);
+    }
+
+    const expected = [
+      ['message.delivered', annInbox.message_id],
+      ['message.delivered', message('inbox', 'bob').message_id],
+      ['message.delivered', message('inbox', 'cat').message_id],
+      ['message.sent', message('email', 'ann').message_id],
+      ['message.failed', message('email', 'bob').message_id],
+      ['message.refused', message('email', 'cat').message_id],
+      ['message.seen', annInbox.message_id],
+      ['message.read', annInbox.message_id],
+      ['message.clicked', annInbox.message_id],
+      ['message.dismissed', annInbox.message_id],
+    ];
+    const posted = () => peer.requests.filter((r) => r.path === '/all');
+    await waitFor(async () => posted().length >= expected.length, 20_000, 'every event at the endpoint');
+    const events = posted().map((request) => ({ request, body: verified(endpoint.secret, request) }));
+    expect(events.map((e) => [e.body.type, e.body.data.message_id]).sort()).toEqual(expected.sort());
+    const ids = events.map((e) => e.request.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(expected.length);
+    for (const { request, body } of events) {
+      expect(request.method).toBe('POST');
+      expect(request.path).toBe('/all');
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(Date.parse(body.timestamp)).not.toBeNaN();
+    }
+    // A forged body does not verify.
+    const first = events[0]!.request;
+    expect(() => new Webhook(endpoint.secret).verify(`${first.text} `, first.headers)).toThrow();
+    // `data` is the message as the API shows it (the email messages have not changed since).
+    for (const who of ['ann', 'bob', 'cat']) {
+      const shown = (await call('GET', `/v1/message/${message('email', who).message_id}/`)).json();
+      const posted = events.find((e) => e.body.data.message_id === shown.message_id)!.body;
+      expect(posted.data).toEqual(shown);
+    }
+    expect(events.find((e) => e.body.type === 'message.refused')!.body.data.reason).toBe('no_channel');
+    expect(events.find((e) => e.body.type === 'message.failed')!.body.data.reason).toBe('provider_refused');
+
+    // The endpoint that takes only failures got only the one failure.
+    await waitFor(async () => only.requests.length >= 1, 10_000, 'the failure at the second endpoint');
+    expect(only.requests.map((r) => verified(failedOnly.secret, r).type)).toEqual(['message.failed']);
+    // Each attempt is recorded after its answer came back.
+    const rows = await waitFor(
+      async () => {
+        const all = await deliveriesOf(t, endpoint.id);
+        return all.every((r) => r.status !== 'pending') ? all : undefined;
+      },
+      10_000,
+      'every attempt recorded',
+    );
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual(rows.map(() => ['delivered', 1]));
+  });
+
+  it('retries after a receiver 500 with the same webhook-id and the same body', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/flaky`, ['message.delivered']);
+    let flaky = 0;
+    peer.answerAlways((request) =>
+      request.path === '/flaky' && flaky++ === 0 ? { status: 500, body: { error: 'busy' } } : { status: 200 },
+    );
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    await trigger(t, ws, { workflow: 'notify', recipients: ['dan'] });
+    const [row] = await waitFor(
+      async () => {
+        const rows = await deliveriesOf(t, endpoint.id);
+        return rows[0]?.status === 'delivered' ? rows : undefined;
+      },
+      20_000,
+      'the event delivered',
+    );
+    expect(row!.attempts).toBe(2);
+    const requests = peer.requests.filter((r) => r.path === '/flaky');
+    expect(requests).toHaveLength(2);
+    const [one, two] = requests as [RecordedRequest, RecordedRequest];
+    expect(two.headers['webhook-id']).toBe(one.headers['webhook-id']);
+    expect(one.headers['webhook-id']).toBe(row!.id);
+    expect(two.text).toBe(one.text);
+    expect(verified(endpoint.secret, one).type).toBe('message.delivered');
+    expect(verified(endpoint.secret, two).type).toBe('message.delivered');
+  });
+
+  it('keeps trying a receiver that is down, and delivers once it is up', async () => {
+    const ws = await engineWorkspace(t);
+    const port = await closedPort();
+    const endpoint = await addEndpoint(t, ws, `http://127.0.0.1:${port}/later`, ['message.delivered']);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    await trigger(t, ws, { workflow: 'notify', recipients: ['eve'] });
+    const down = await waitFor(
+      async () => (await deliveriesOf(t, endpoint.id)).find((r) => r.attempts >= 1),
+      20_000,
+      'a failed first attempt',
+    );
+    expect(down.status).toBe('pending');
+    expect(JSON.stringify(down.last_error)).toContain('ECONNREFUSED');
+    const received: { id: string; body: string; headers: http.IncomingHttpHeaders }[] = [];
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        received.push({ id: String(request.headers['webhook-id']), body, headers: request.headers });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    try {
+      const up = await waitFor(
+        async () => (await deliveriesOf(t, endpoint.id)).find((r) => r.status === 'delivered'),
+        30_000,
+        'the event delivered once the receiver is up',
+      );
+      expect(up.id).toBe(down.id);
+      expect(received.map((r) => r.id)).toEqual([down.id]);
+      const headers = Object.fromEntries(Object.entries(received[0]!.headers).map(([k, v]) => [k, String(v)]));
+      expect(new Webhook(endpoint.secret).verify(received[0]!.body, headers)).toMatchObject({
+        type: 'message.delivered',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('writes an event only with the status change that commits, and none for an inactive endpoint', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/tx`, ['message.read', 'message.seen']);
+    const idle = await addEndpoint(t, ws, `${peer.url}/idle`, ['message.read']);
+    await configClient(t, ws).inject('PATCH', `/webhook_endpoint/${idle.id}/`, { is_active: false });
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    const execution = (await trigger(t, ws, { workflow: 'notify', recipients: ['fay'] })).json().message_id as string;
+    const [message] = await settledMessages(t, ws, execution, 1);
+    const read = (trx: Parameters<Parameters<ReturnType<TestApp['db']['transaction']>['execute']>[0]>[0]) =>
+      sql`update messages set status = 'read', seen_at = now(), read_at = now() where id = ${message!.message_id}`.execute(
+        trx,
+      );
+    await expect(
+      t()
+        .db.transaction()
+        .execute(async (trx) => {
+          await read(trx);
+          throw new Error('rolled back');
+        }),
+    ).rejects.toThrow('rolled back');
+    expect(await deliveriesOf(t, endpoint.id)).toEqual([]);
+    await t()
+      .db.transaction()
+      .execute((trx) => read(trx));
+    expect((await deliveriesOf(t, endpoint.id)).map((r) => r.type).sort()).toEqual(['message.read', 'message.seen']);
+    expect(await deliveriesOf(t, idle.id)).toEqual([]);
+  });
+});
+
+describe('delivery-status webhooks and the outbound guard', () => {
+  const t = useTestApp({}, { engine: { renderer: 'templates' } });
+  let peer: HttpPeer;
+  beforeAll(async () => {
+    peer = await HttpPeer.start();
+  });
+  afterAll(() => peer.close());
+
+  it('never calls a host name that resolves to a private address: the refusal is on the event', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = await addEndpoint(t, ws, `http://localhost:${new URL(peer.url).port}/in`, ['message.delivered']);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    await trigger(t, ws, { workflow: 'notify', recipients: ['gus'] });
+    const row = await waitFor(
+      async () => (await deliveriesOf(t, endpoint.id)).find((r) => r.attempts >= 1),
+      20_000,
+      'the first attempt',
+    );
+    expect(JSON.stringify(row.last_error)).toContain('destination refused');
+    expect(row.status).toBe('pending');
+    expect(peer.requests).toHaveLength(0);
+  });
+});

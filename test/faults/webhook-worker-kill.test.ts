@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ulid } from 'ulid';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/crypto/secret-box.js';
+import { createDatabase } from '../../src/db/database.js';
+import { bootstrapWorkspace } from '../../src/services/workspaces.js';
+import { TEST_SECRET_KEY } from '../support/app.js';
+import { HttpPeer } from '../support/http-peer.js';
+import { createPrivateDatabase } from '../support/private-database.js';
+import { request, startServer, type ServerProcess } from '../support/server-process.js';
+import { waitFor } from '../engine/helpers.js';
+import { DEFINITION } from '../base/preference-helpers.js';
+
+const RECIPIENTS = 5;
+
+/**
+ * Delivery-status webhooks across a worker killed (SIGKILL) in the middle of a retry, with the queue settings users
+ * get: each event's first attempt is answered 500, its retry is held unanswered and the process killed while it
+ * waits; the next process takes the lost attempt over. Counted at the receiver: every event arrives and is
+ * answered 200, under one `webhook-id` for all of its attempts, each attempt signed.
+ */
+describe('a worker killed mid-retry of delivery-status webhooks', () => {
+  it('loses no event: the next worker delivers each one, under the same webhook-id', async () => {
+    const database = await createPrivateDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'herald-webhook-kill-'));
+    const receiver = await HttpPeer.start();
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+    } as NodeJS.ProcessEnv;
+    delete env.DATABASE_URL;
+    delete env.SECRET_KEY;
+    let credentials: { service_token: string; api_key: string } | undefined;
+    if (database.url) {
+      const { db } = createDatabase({ url: database.url });
+      credentials = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
+        slug: `hook-${ulid().toLowerCase()}`,
+        actor: null,
+      });
+      await db.destroy();
+      Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY });
+    }
+    // Per webhook-id: the first attempt fails, the second hangs until the kill, any later one succeeds.
+    let killed = false;
+    const seen = new Map<string, number>();
+    const answered: { id: string; status: number | 'hang' }[] = [];
+    receiver.answerAlways((recorded) => {
+      const id = recorded.headers['webhook-id'] ?? '';
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      const status = n === 1 ? 500 : n === 2 && !killed ? 'hang' : 200;
+      answered.push({ id, status });
+      return status === 'hang' ? 'hang' : { status };
+    });
+    let server: ServerProcess | undefined;
+    try {
+      server = await startServer(env, 180_000);
+      credentials ??= {
+        service_token: /service token \(management\): (hst_\S+)/.exec(server.output())![1]!,
+        api_key: /API key \(base\): +(hak_\S+)/.exec(server.output())![1]!,
+      };
+      const call = (method: string, path: string, body?: unknown, management = false) =>
+        request(server!.port, {
+          method,
+          path,
+          body,
+          headers: {
+            authorization: management ? `ServiceToken ${credentials!.service_token}` : `Bearer ${credentials!.api_key}`,
+          },
+        });
+      const workspace = (
+        (await call('GET', '/management/v1/workspace/', undefined, true)).body as { results: { slug: string }[] }
+      ).results[0]!.slug;
+      const management = (method: string, path: string, body?: unknown, version = 'v1') =>
+        call(method, `/management/${version}/${workspace}${path}`, body, true);
+      expect((await management('POST', '/preference_category/?commit=true', DEFINITION)).status).toBe(200);
+      const endpoint = await management('POST', '/webhook_endpoint/', {
+        url: `${receiver.url}/events`,
+        events: ['message.delivered'],
+      });
+      expect(endpoint.status).toBe(201);
+      const secret = (endpoint.body as { secret: string }).secret;
+      expect(
+        (await management('POST', '/template/note/', { name: 'Note', enabled_channels: ['inbox'] }, 'v2')).status,
+      ).toBeLessThan(300);
+      const variant = { locale: 'en', content: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' } };
+      expect(
+        (await management('POST', '/template/note/channel/inbox/variant/default/', variant, 'v2')).status,
+      ).toBeLessThan(300);
+      expect((await management('PATCH', '/template/note/commit/', {}, 'v2')).status).toBeLessThan(300);
+      await management('POST', '/workflow/note/', {
+        name: 'note',
+        category: 'order-updates',
+        trigger_type: 'api',
+        tree: { nodes: [{ name: 'inbox', node_type: 'send_inbox', template: 'note' }] },
+      });
+      expect((await management('PATCH', '/workflow/note/commit/')).status).toBe(202);
+      const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `reader-${i}`);
+      expect((await call('POST', '/trigger/', { workflow: 'note', recipients })).status).toBe(202);
+
+      // Every event's retry is in flight, held by the receiver: the worker dies with them.
+      await waitFor(
+        async () => answered.filter((a) => a.status === 'hang').length === RECIPIENTS,
+        60_000,
+        'every retry held at the receiver',
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}: answered ${JSON.stringify(answered)}; output ${server!
+            .output()
+            .split('\n')
+            .filter((l) => !l.includes('request completed') && !l.includes('incoming request'))
+            .slice(-30)
+            .join('\n')
+            .slice(-3000)}`,
+        );
+      });
+      killed = true;
+      server.child.kill('SIGKILL');
+      await server.exited;
+
+      server = await startServer(env, 180_000);
+      await waitFor(
+        async () => new Set(answered.filter((a) => a.status === 200).map((a) => a.id)).size === RECIPIENTS,
+        120_000,
+        'every event answered 200 after the restart',
+      );
+      // Anything sent twice would surface now.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const ids = new Set(answered.map((a) => a.id));
+      expect(ids.size).toBe(RECIPIENTS);
+      for (const id of ids) {
+        const attempts = answered.filter((a) => a.id === id).map((a) => a.status);
+        // 500, the attempt lost with the worker, then a success (the lost attempt is the one retried).
+        expect(attempts.slice(0, 2)).toEqual([500, 'hang']);
+        expect(attempts.slice(2)).toContain(200);
+      }
+      const bodies = new Map<string, Set<string>>();
+      for (const recorded of receiver.requests) {
+        const id = recorded.headers['webhook-id']!;
+        const event = new Webhook(secret).verify(recorded.text, recorded.headers) as { type: string; data: object };
+        expect(event.type).toBe('message.delivered');
+        bodies.set(id, (bodies.get(id) ?? new Set()).add(recorded.text));
+      }
+      // Each event's attempts carried the same body.
+      expect([...bodies.values()].map((set) => set.size)).toEqual(Array(RECIPIENTS).fill(1));
+      const messageIds = [...bodies.values()].map(
+        (set) => (JSON.parse([...set][0]!) as { data: { message_id: string } }).data.message_id,
+      );
+      expect(new Set(messageIds).size).toBe(RECIPIENTS);
+    } finally {
+      if (server && server.child.exitCode === null) {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+      await database.drop();
+    }
+  }, 600_000);
+});
