@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateManagementRequest, workspaceOfPath } from '../auth/service-token-auth.js';
+import { serviceTokenSteps } from '../auth/service-token-auth.js';
 import { withErrorShape } from '../http/error-shape.js';
 import { errors, WorkspaceParamsSchema } from '../schemas/common.js';
 import { WorkspaceKeyBridgeSchema, SERVICE_TOKEN_SECURITY } from '../schemas/workspace-keys.js';
@@ -14,15 +13,9 @@ import { defaultWorkspaceKeyPair } from '../services/workspace-keys.js';
  */
 const bridgeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = { db: app.db, credentials: app.credentials };
-  const limitingFailures =
-    <T>(authenticate: (request: FastifyRequest) => Promise<T>) =>
-    (request: FastifyRequest, reply: FastifyReply) =>
-      authenticate(request).catch(async (error: unknown) => {
-        await app.limitFailedAuthentication(request, reply);
-        throw error;
-      });
-  const authenticate = limitingFailures((request) => authenticateManagementRequest(deps, request));
-  const resolveWorkspace = limitingFailures((request) => workspaceOfPath(deps, request));
+  const { authenticate, resolveWorkspace } = serviceTokenSteps(deps, (request, reply) =>
+    app.limitFailedAuthentication(request, reply),
+  );
   app.addHook('onRequest', async (request, reply) => {
     request.auth = await authenticate(request, reply);
     request.workspace = await resolveWorkspace(request, reply);
