@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Workspace } from '../db/types.js';
 import { notFoundErrors } from '../errors.js';
 import { findActiveServiceToken } from '../repositories/service-tokens.js';
@@ -40,4 +40,26 @@ export async function workspaceOfPath(deps: CachedAuthDeps, request: FastifyRequ
   });
   if (!workspace) throw notFoundErrors.workspace(slug);
   return workspace;
+}
+
+/**
+ * The service-token hooks' two steps, each spending the client address's failure budget when it
+ * fails (`onFailure`: the rate limiter's), an unknown workspace included: the management tree and
+ * the CLI's key bridge at the root authenticate the same way.
+ */
+export function serviceTokenSteps(
+  deps: CachedAuthDeps,
+  onFailure: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
+) {
+  const limitingFailures =
+    <T>(step: (request: FastifyRequest) => Promise<T>) =>
+    (request: FastifyRequest, reply: FastifyReply) =>
+      step(request).catch(async (error: unknown) => {
+        await onFailure(request, reply);
+        throw error;
+      });
+  return {
+    authenticate: limitingFailures((request) => authenticateManagementRequest(deps, request)),
+    resolveWorkspace: limitingFailures((request) => workspaceOfPath(deps, request)),
+  };
 }

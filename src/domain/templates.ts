@@ -121,8 +121,10 @@ export function conditionsHold(conditions: unknown[], scope: ConditionScope): bo
   });
 }
 
-const bySequence = (a: VariantCandidate, b: VariantCandidate) =>
-  a.seq_no - b.seq_no || (a.variant_id < b.variant_id ? -1 : a.variant_id > b.variant_id ? 1 : 0);
+export const bySequence = (
+  a: Pick<VariantCandidate, 'seq_no' | 'variant_id'>,
+  b: Pick<VariantCandidate, 'seq_no' | 'variant_id'>,
+) => a.seq_no - b.seq_no || (a.variant_id < b.variant_id ? -1 : a.variant_id > b.variant_id ? 1 : 0);
 
 /**
  * Variant choice: the recipient's tenant in the recipient's locale (es-MX, then es), then a
@@ -172,6 +174,20 @@ export function templateSources(channel: DeliveryChannel, content: Record<string
   return sources;
 }
 
+/** Why one variant cannot be committed, by field (empty when it can). */
+export function variantErrors(
+  variant: { channel: string; content: Record<string, unknown> },
+  syntaxError: (source: string) => string | undefined,
+): Record<string, string[]> {
+  const channel = variant.channel as DeliveryChannel;
+  const errors: Record<string, string[]> = { ...contentErrors(channel, variant.content) };
+  for (const [field, source] of templateSources(channel, variant.content)) {
+    const reason = syntaxError(source);
+    if (reason) (errors[field] ??= []).push(`does not compile: ${reason}`);
+  }
+  return errors;
+}
+
 /** Every reason a draft's variants cannot be committed, each naming `channel:variant` and the field. */
 export function commitErrors(
   enabledChannels: string[],
@@ -183,14 +199,71 @@ export function commitErrors(
     if (!variants.some((variant) => variant.channel === channel)) errors.push(`${channel}: no variant`);
   for (const variant of variants) {
     if (!enabledChannels.includes(variant.channel)) continue;
-    const channel = variant.channel as DeliveryChannel;
-    const name = `${channel}:${variant.variant_id}`;
-    for (const [field, reasons] of Object.entries(contentErrors(channel, variant.content)))
+    const name = `${variant.channel}:${variant.variant_id}`;
+    for (const [field, reasons] of Object.entries(variantErrors(variant, syntaxError)))
       errors.push(`${name}: ${field} ${reasons.join(', ')}`);
-    for (const [field, source] of templateSources(channel, variant.content)) {
-      const reason = syntaxError(source);
-      if (reason) errors.push(`${name}: ${field} does not compile: ${reason}`);
-    }
   }
   return errors;
+}
+
+/** The variant order the hosted platform's CLI reads and writes: per channel, per tenant (null first), ids by `seq_no`. */
+export interface VariantOrder {
+  channels: { channel: string; tenants: { tenant_id: string | null; variants: string[] }[] }[];
+}
+
+type OrderedVariant = { channel: string; variant_id: string; tenant_id: string | null; seq_no: number };
+
+export function variantOrder(variants: OrderedVariant[]): VariantOrder {
+  const channels: VariantOrder['channels'] = [];
+  const sorted = [...variants].sort(
+    (a, b) =>
+      a.channel.localeCompare(b.channel) ||
+      (a.tenant_id ?? '').localeCompare(b.tenant_id ?? '') ||
+      Number(a.tenant_id !== null) - Number(b.tenant_id !== null) ||
+      bySequence(a, b),
+  );
+  for (const variant of sorted) {
+    let channel = channels.find((c) => c.channel === variant.channel);
+    if (!channel) channels.push((channel = { channel: variant.channel, tenants: [] }));
+    let tenant = channel.tenants.find((t) => t.tenant_id === variant.tenant_id);
+    if (!tenant) channel.tenants.push((tenant = { tenant_id: variant.tenant_id, variants: [] }));
+    tenant.variants.push(variant.variant_id);
+  }
+  return { channels };
+}
+
+/**
+ * The `seq_no` each variant gets from a requested order: in each (channel, tenant) group the listed
+ * ids first, in the order given, then the group's other variants in their current order; 1, 2, 3…
+ * Reasons the request cannot apply are returned by field (an id the group does not hold, an id twice).
+ */
+export function sequenceFromOrder(
+  variants: OrderedVariant[],
+  requested: VariantOrder,
+): { sequence: { channel: string; variant_id: string; seq_no: number }[]; errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const sequence: { channel: string; variant_id: string; seq_no: number }[] = [];
+  const seen = new Set<string>();
+  requested.channels.forEach((channel, c) =>
+    channel.tenants.forEach((tenant, t) => {
+      const at = `channels[${c}].tenants[${t}]`;
+      const key = JSON.stringify([channel.channel, tenant.tenant_id ?? null]);
+      if (seen.has(key)) errors[at] = 'names a channel and tenant already given';
+      seen.add(key);
+      const group = variants
+        .filter((v) => v.channel === channel.channel && v.tenant_id === (tenant.tenant_id ?? null))
+        .sort(bySequence);
+      if (new Set(tenant.variants).size !== tenant.variants.length) errors[`${at}.variants`] = 'lists a variant twice';
+      const unknown = tenant.variants.filter((id) => !group.some((v) => v.variant_id === id));
+      if (unknown.length > 0)
+        errors[`${at}.variants`] =
+          `no draft variant ${unknown.map((id) => `'${id}'`).join(', ')} in channel '${channel.channel}' ` +
+          (tenant.tenant_id == null ? 'without a tenant' : `for tenant '${tenant.tenant_id}'`);
+      const rest = group.filter((v) => !tenant.variants.includes(v.variant_id)).map((v) => v.variant_id);
+      [...tenant.variants, ...rest].forEach((variant_id, index) =>
+        sequence.push({ channel: channel.channel, variant_id, seq_no: index + 1 }),
+      );
+    }),
+  );
+  return { sequence, errors };
 }

@@ -96,7 +96,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       openapi: '3.1.0',
       info: { title: 'Herald', version: HERALD_VERSION },
       // Operations that name a scheme need it declared here; the surfaces' documents set their own.
-      components: { securitySchemes: securitySchemes.inbox as never },
+      components: { securitySchemes: { ...securitySchemes.inbox, ...securitySchemes.management } as never },
     },
     transform: ({ schema, url }) => ({
       url,
@@ -136,7 +136,14 @@ export function surfaceDocuments(full: Document, managementPrefix: string) {
         `compatible with the hosted platform's API ${COMPATIBLE_API_VERSION} (SuprSend).`,
     },
     servers: [{ url: server }],
-    components: { ...components, securitySchemes: { ...schemes, ...(management ? {} : securitySchemes.inbox) } },
+    components: {
+      ...components,
+      securitySchemes: {
+        ...schemes,
+        // The base document's feed operations name the inbox schemes; the CLI's bridge call names ServiceToken.
+        ...(management ? {} : { ...securitySchemes.inbox, ...securitySchemes.management }),
+      },
+    },
     security: Object.keys(schemes).map((name) => ({ [name]: [] })),
     paths: pick(management),
   });

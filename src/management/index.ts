@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { vendorRoutes } from './vendors.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateManagementRequest, workspaceOfPath } from '../auth/service-token-auth.js';
+import { serviceTokenSteps } from '../auth/service-token-auth.js';
 import { withErrorShape } from '../http/error-shape.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { preferenceCategoryRoutes } from './preference-categories.js';
@@ -34,15 +33,9 @@ import { queueRoutes } from './queue.js';
 export const managementTree: FastifyPluginAsyncTypebox = async (app) => {
   const deps = { db: app.db, credentials: app.credentials };
   // A failed authentication, an unknown workspace included, spends the client address's budget.
-  const limitingFailures =
-    <T>(authenticate: (request: FastifyRequest) => Promise<T>) =>
-    (request: FastifyRequest, reply: FastifyReply) =>
-      authenticate(request).catch(async (error: unknown) => {
-        await app.limitFailedAuthentication(request, reply);
-        throw error;
-      });
-  const authenticate = limitingFailures((request) => authenticateManagementRequest(deps, request));
-  const resolveWorkspace = limitingFailures((request) => workspaceOfPath(deps, request));
+  const { authenticate, resolveWorkspace } = serviceTokenSteps(deps, (request, reply) =>
+    app.limitFailedAuthentication(request, reply),
+  );
   app.addHook('onRequest', async (request, reply) => {
     request.auth = await authenticate(request, reply);
   });

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { notFound } from '../errors.js';
-import { presentSchemaDraft, presentSchemaLive } from '../presenters/payload-schemas.js';
+import { presentLinkedSchema, presentSchemaDraft, presentSchemaLive } from '../presenters/payload-schemas.js';
 import {
   commitPayloadSchemaDraft,
   findPayloadSchema,
+  listLinkedSchemas,
   listPayloadSchemas,
   liveVersionOf,
   savePayloadSchema,
@@ -12,6 +13,7 @@ import {
 } from '../services/payload-schemas.js';
 import { fullErrors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
+  LinkedPayloadSchemaSchema,
   PayloadSchemaBodySchema,
   PayloadSchemaListQuerySchema,
   PayloadSchemaModeQuerySchema,
@@ -47,6 +49,25 @@ export const payloadSchemaRoutes: FastifyPluginAsyncTypebox = async (app) => {
           mode === 'live' && live ? presentSchemaLive(schema, live) : presentSchemaDraft(schema, live),
         ),
       };
+    },
+  );
+
+  app.get(
+    '/v1/:workspace/schema/all/linked/',
+    {
+      schema: {
+        tags,
+        operationId: 'listLinkedPayloadSchemas',
+        summary: 'List the schemas workflows and registered events link, with who links them (the CLI reads it)',
+        params: WorkspaceParamsSchema,
+        querystring: PayloadSchemaListQuerySchema,
+        response: { 200: offsetList(ref(LinkedPayloadSchemaSchema)), ...fullErrors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { mode, limit, offset } = request.query;
+      const { rows, count } = await listLinkedSchemas(app.db, request.workspace.id, mode, { limit, offset });
+      return { meta: { count, limit, offset }, results: rows.map(presentLinkedSchema) };
     },
   );
 

@@ -5,12 +5,14 @@ import {
   findRegisteredEvent,
   findWorkflowsTriggeredBy,
   listRegisteredEvents,
+  replaceEvents,
   resolveLink,
   upsertRegisteredEvent,
   type RegisteredEventRow,
 } from '../services/registered-events.js';
 import { fullErrors, iso, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
+  BulkEventsBodySchema,
   CreateEventBodySchema,
   EventParamsSchema,
   LinkedWorkflowsSchema,
@@ -74,6 +76,26 @@ export const registeredEventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const link = await resolveLink(app.db, workspaceId, payload_schema);
       await upsertRegisteredEvent(app.db, workspaceId, { name, description, link });
       return present((await findRegisteredEvent(app.db, workspaceId, name))!);
+    },
+  );
+
+  app.post(
+    '/v1/:workspace/bulk/event/',
+    {
+      schema: {
+        tags,
+        operationId: 'replaceRegisteredEvents',
+        summary: 'Register or replace several events at once, all or none (the CLI pushes its event files here)',
+        params: WorkspaceParamsSchema,
+        body: BulkEventsBodySchema,
+        response: { 200: offsetList(ref(RegisteredEventSchema)), ...fullErrors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const rows = await app.db
+        .transaction()
+        .execute((trx) => replaceEvents(trx, request.workspace.id, request.body.events));
+      return { meta: { count: rows.length, limit: rows.length, offset: 0 }, results: rows.map(present) };
     },
   );
 

@@ -11,9 +11,13 @@ import {
   TemplateParamsSchema,
   TemplateVariantSchema,
   VariantBodySchema,
+  VariantListQuerySchema,
+  VariantOrderBodySchema,
+  VariantOrderSchema,
+  VariantOrderWriteQuerySchema,
   VariantParamsSchema,
 } from '../schemas/templates.js';
-import { requireTemplate } from '../services/templates.js';
+import { readVariantOrder, reorderDraftVariants, requireTemplate } from '../services/templates.js';
 
 /** Variants: one template's content per channel, locale and tenant (draft by default, `?mode=live` for the live one). */
 export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,12 +37,22 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     variants: VariantRecord[],
     found: { liveVariants: VariantRecord[]; withdrawn: VariantRecord[] },
     mode: 'draft' | 'live',
-  ) => ({
-    meta: { count: variants.length, limit: variants.length, offset: 0 },
-    results: variants.map((variant) =>
-      presentVariant(variant, { detail: false, live: found.liveVariants, withdrawn: found.withdrawn, mode }),
-    ),
-  });
+    page: { limit?: number; offset?: number; detail?: boolean } = {},
+  ) => {
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? variants.length;
+    return {
+      meta: { count: variants.length, limit, offset },
+      results: variants.slice(offset, offset + limit).map((variant) =>
+        presentVariant(variant, {
+          detail: page.detail ?? false,
+          live: found.liveVariants,
+          withdrawn: found.withdrawn,
+          mode,
+        }),
+      ),
+    };
+  };
 
   app.get(
     '/v2/:workspace/template/:template_slug/variant/',
@@ -48,15 +62,51 @@ export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listTemplateVariants',
         summary: "List every channel's variants of a template",
         params: TemplateParamsSchema,
-        querystring: TemplateModeQuerySchema,
+        querystring: VariantListQuerySchema,
         response: { 200: offsetList(ref(TemplateVariantSchema)), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
-      const { mode } = request.query;
+      const { mode, include_content, limit, offset } = request.query;
       const found = await variantsOf(request.workspace.id, request.params.template_slug, mode);
-      return list(found.variants, found, mode);
+      return list(found.variants, found, mode, { limit, offset, detail: include_content });
     },
+  );
+
+  app.get(
+    '/v2/:workspace/template/:template_slug/variant/order/',
+    {
+      schema: {
+        tags,
+        operationId: 'getTemplateVariantOrder',
+        summary: "The order of a template's variants per channel and tenant, draft (default) or live",
+        params: TemplateParamsSchema,
+        querystring: TemplateModeQuerySchema,
+        response: { 200: ref(VariantOrderSchema), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => readVariantOrder(app.db, request.workspace.id, request.params.template_slug, request.query.mode),
+  );
+
+  app.post(
+    '/v2/:workspace/template/:template_slug/variant/order/',
+    {
+      schema: {
+        tags,
+        operationId: 'setTemplateVariantOrder',
+        summary: "Reorder the draft's variants per channel and tenant (ties in variant choice go to the first)",
+        params: TemplateParamsSchema,
+        querystring: VariantOrderWriteQuerySchema,
+        body: VariantOrderBodySchema,
+        response: { 200: ref(VariantOrderSchema), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      app.db
+        .transaction()
+        .execute((trx) =>
+          reorderDraftVariants(trx, request.workspace.id, request.params.template_slug, request.body, actorOf(request)),
+        ),
   );
 
   app.get(

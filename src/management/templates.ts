@@ -9,6 +9,7 @@ import {
   CommitBodySchema,
   MockDataBodySchema,
   MockDataSchema,
+  PreCommitCheckSchema,
   TEMPLATE_SLUG_PATTERN,
   TemplateBodySchema,
   TemplateListQuerySchema,
@@ -17,7 +18,8 @@ import {
   TemplateSchema,
 } from '../schemas/templates.js';
 import { CommitMessageQuerySchema } from '../schemas/versioning.js';
-import { commitTemplate, requireTemplate, templateView } from '../services/templates.js';
+import { commitTemplate, preCommitCheck, requireTemplate, templateView } from '../services/templates.js';
+import { EmptyBodySchema } from '../schemas/empty-body.js';
 import { presentMockData } from '../presenters/template-mock-data.js';
 
 const slugRegExp = new RegExp(TEMPLATE_SLUG_PATTERN);
@@ -142,6 +144,22 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       return presentTemplate(view);
     },
+  );
+
+  app.post(
+    '/v2/:workspace/template/:template_slug/pre_commit_validate/',
+    {
+      schema: {
+        tags,
+        operationId: 'preCommitValidateTemplate',
+        summary:
+          'What committing the draft would do, per variant, without committing (the CLI calls it before commit --force)',
+        params: TemplateParamsSchema,
+        body: EmptyBodySchema,
+        response: { 200: ref(PreCommitCheckSchema), ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => preCommitCheck(app.db, request.workspace.id, request.params.template_slug),
   );
 
   app.get(

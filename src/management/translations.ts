@@ -13,12 +13,16 @@ import {
   TranslationBodySchema,
   TranslationCommitSchema,
   TranslationContentSchema,
-  TranslationFileSchema,
+  TranslationListEntrySchema,
   TranslationListQuerySchema,
   TranslationModeQuerySchema,
   TranslationParamsSchema,
 } from '../schemas/translations.js';
-import { presentTranslationContent, presentTranslationFile } from '../presenters/translations.js';
+import {
+  presentTranslationContent,
+  presentTranslationFile,
+  presentTranslationListEntry,
+} from '../presenters/translations.js';
 import { CommitMessageQuerySchema } from '../schemas/versioning.js';
 
 /** Translation files: drafts collected, committed all at once (services/translations.ts). */
@@ -34,13 +38,17 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List translation files, draft (default) or live',
         params: WorkspaceParamsSchema,
         querystring: TranslationListQuerySchema,
-        response: { 200: offsetList(ref(TranslationFileSchema)), ...errors(400, 401, 404) },
+        response: { 200: offsetList(ref(TranslationListEntrySchema)), ...errors(400, 401, 404) },
       },
     },
     async (request) => {
-      const { limit, offset } = request.query;
+      const { limit, offset, mode, include_content, include_version_info } = request.query;
       const { rows, count } = await listTranslations(app.db, request.workspace.id, request.query);
-      return { meta: { count, limit, offset }, results: rows.map(presentTranslationFile) };
+      const include = { content: include_content, versionInfo: include_version_info };
+      return {
+        meta: { count, limit, offset },
+        results: rows.map((row) => presentTranslationListEntry(row, mode, include)),
+      };
     },
   );
 

@@ -1,4 +1,4 @@
-import type { PayloadSchemaRow, PayloadSchemaVersionRow } from '../repositories/payload-schemas.js';
+import type { LinkedSchemaRow, PayloadSchemaRow, PayloadSchemaVersionRow } from '../repositories/payload-schemas.js';
 import { iso } from '../schemas/common.js';
 
 /** The draft: 'live' while it equals the live version, 'draft' once it differs (or was never committed). */
@@ -32,3 +32,14 @@ export function presentSchemaLive(schema: PayloadSchemaRow, live: PayloadSchemaV
     commit_message: live.commit_message,
   };
 }
+
+export const presentLinkedSchema = (row: LinkedSchemaRow) => ({
+  slug: row.slug,
+  version_no: row.version_no,
+  name: row.name,
+  description: null,
+  json_schema: row.json_schema,
+  linked_workflows: row.linked_workflows,
+  linked_events: row.linked_events,
+  created_at: iso(row.created_at),
+});

@@ -195,3 +195,82 @@ export async function findEventSchemas(db: Db, workspaceId: number, names: strin
       and e.name in (select jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))`.execute(db);
   return rows;
 }
+
+export interface LinkedSchemaRow {
+  slug: string;
+  version_no: number | null;
+  name: string;
+  json_schema: Record<string, unknown>;
+  linked_workflows: string[];
+  linked_events: string[];
+  created_at: Date;
+}
+
+/**
+ * Every schema link in use, one row per (schema, pinned version or null for "the live one"), with
+ * the workflows (their draft, or live version in live mode) and registered events making it, and
+ * the schema version it resolves to (the draft schema while never committed). Two statements.
+ */
+export async function listLinkedSchemas(
+  db: Db,
+  workspaceId: number,
+  mode: 'draft' | 'live',
+  page: { limit: number; offset: number },
+) {
+  const workflowLinks =
+    mode === 'draft'
+      ? sql`select w.payload_schema->>'schema' as slug, (w.payload_schema->>'version_no')::integer as v,
+            w.slug as workflow, null::text as event
+          from workflows w where w.workspace_id = ${workspaceId} and w.payload_schema is not null`
+      : sql`select wv.payload_schema->>'schema' as slug, (wv.payload_schema->>'version_no')::integer as v,
+            w.slug as workflow, null::text as event
+          from workflows w join workflow_versions wv on wv.workflow_id = w.id and wv.version_no = w.live_version_no
+          where w.workspace_id = ${workspaceId} and wv.payload_schema is not null`;
+  const grouped = sql`with links as (
+      ${workflowLinks}
+      union all
+      select p.slug, e.schema_version_no, null, e.name
+      from registered_events e join payload_schemas p on p.id = e.schema_id
+      where e.workspace_id = ${workspaceId}
+    ), grouped as (
+      select slug, v,
+        coalesce(jsonb_agg(distinct workflow) filter (where workflow is not null), '[]'::jsonb) as linked_workflows,
+        coalesce(jsonb_agg(distinct event) filter (where event is not null), '[]'::jsonb) as linked_events
+      from links group by slug, v
+    )`;
+  const [{ rows }, { rows: total }] = await Promise.all([
+    sql<LinkedSchemaRow>`${grouped}
+      select g.slug, g.v as version_no, coalesce(sv.name, p.name) as name,
+        coalesce(sv.json_schema, p.json_schema) as json_schema, g.linked_workflows, g.linked_events, p.created_at
+      from grouped g join payload_schemas p on p.workspace_id = ${workspaceId} and p.slug = g.slug
+      left join payload_schema_versions sv on sv.schema_id = p.id and sv.version_no = coalesce(g.v, p.live_version_no)
+      order by g.slug, g.v nulls first
+      limit ${page.limit} offset ${page.offset}`.execute(db),
+    sql<{ count: number | string }>`${grouped}
+      select count(*) as count from grouped g
+      join payload_schemas p on p.workspace_id = ${workspaceId} and p.slug = g.slug`.execute(db),
+  ]);
+  return { rows, count: Number(total[0]?.count ?? 0) };
+}
+
+/** For each link, the schema it names (if any), whether it was committed and whether the pinned version exists. One statement. */
+export async function findSchemaLinkTargets(
+  db: Db,
+  workspaceId: number,
+  links: { schema: string; version_no: number | null }[],
+) {
+  if (links.length === 0) return [];
+  const { rows } = await sql<{
+    slug: string;
+    version_no: number | null;
+    schema_id: number | null;
+    live_version_no: number | null;
+    version_exists: boolean;
+  }>`select l.s as slug, l.v as version_no, p.id as schema_id, p.live_version_no,
+      exists (select 1 from payload_schema_versions v where v.schema_id = p.id and v.version_no = l.v) as version_exists
+    from jsonb_to_recordset(${JSON.stringify(links.map((l, n) => ({ s: l.schema, v: l.version_no, n })))}::jsonb)
+      as l(s text, v integer, n integer)
+    left join payload_schemas p on p.workspace_id = ${workspaceId} and p.slug = l.s
+    order by l.n`.execute(db);
+  return rows;
+}

@@ -82,3 +82,45 @@ export async function findWorkflowsTriggeredBy(db: Db, workspaceId: number, name
     order by w.slug`.execute(db);
   return rows;
 }
+
+/** Several registered events by name, by name. One statement. */
+export async function findRegisteredEvents(db: Db, workspaceId: number, names: string[]) {
+  if (names.length === 0) return [];
+  const { rows } = await sql<RegisteredEventRow>`select ${eventColumns}
+    from registered_events e left join payload_schemas s on s.id = e.schema_id
+    where e.workspace_id = ${workspaceId} and e.name in (select jsonb_array_elements_text(${JSON.stringify(names)}::jsonb))
+    order by e.name`.execute(db);
+  return rows;
+}
+
+/**
+ * Creates or replaces several events in one statement: each takes the description and link given
+ * (null: none), as a file pushed by the hosted platform's CLI says them. Names must be distinct.
+ */
+export async function replaceRegisteredEvents(
+  db: Db,
+  workspaceId: number,
+  events: { name: string; description: string | null; link: { schemaId: number; versionNo: number | null } | null }[],
+) {
+  if (events.length === 0) return;
+  await db
+    .insertInto('registered_events')
+    .values(
+      events.map((event) => ({
+        workspace_id: workspaceId,
+        name: event.name,
+        description: event.description,
+        schema_id: event.link?.schemaId ?? null,
+        schema_version_no: event.link?.versionNo ?? null,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'name']).doUpdateSet((eb) => ({
+        description: eb.ref('excluded.description'),
+        schema_id: eb.ref('excluded.schema_id'),
+        schema_version_no: eb.ref('excluded.schema_version_no'),
+        updated_at: sql`greatest(clock_timestamp(), registered_events.updated_at + interval '1 millisecond')`,
+      })),
+    )
+    .execute();
+}

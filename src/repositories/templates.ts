@@ -51,15 +51,18 @@ export interface TemplateMetadata {
   enabled_channels: string[];
 }
 
-/** Creates the template or replaces its draft metadata; fields left out of the body keep their value. */
+/**
+ * Creates the template or replaces its draft metadata; fields left out of the body keep their value
+ * (a new template without a name is named after its slug, as the hosted platform's CLI creates them).
+ */
 export function upsertTemplateDraft(
   db: Db,
   workspaceId: number,
-  input: { slug: string; metadata: Partial<TemplateMetadata> & { name: string }; actor: ActorColumn | null },
+  input: { slug: string; metadata: Partial<TemplateMetadata>; actor: ActorColumn | null },
 ) {
   const { metadata } = input;
   const values = {
-    name: metadata.name,
+    ...(metadata.name !== undefined && { name: metadata.name }),
     ...(metadata.description !== undefined && { description: metadata.description }),
     ...(metadata.tags !== undefined && { tags: JSON.stringify(metadata.tags) }),
     ...(metadata.enabled_channels !== undefined && { enabled_channels: JSON.stringify(metadata.enabled_channels) }),
@@ -68,7 +71,7 @@ export function upsertTemplateDraft(
   };
   return db
     .insertInto('templates')
-    .values({ workspace_id: workspaceId, slug: input.slug, ...values })
+    .values({ workspace_id: workspaceId, slug: input.slug, name: input.slug, ...values })
     .onConflict((oc) => oc.columns(['workspace_id', 'slug']).doUpdateSet(values))
     .returning(TEMPLATE_COLUMNS)
     .executeTakeFirstOrThrow();
@@ -195,4 +198,17 @@ export async function markTemplateTriggered(db: Db, workspaceId: number, slug: s
       eb.or([eb('last_triggered_at', 'is', null), eb('last_triggered_at', '<', new Date(at.getTime() - 1000))]),
     )
     .execute();
+}
+
+/** Sets the draft variants' `seq_no` (the order variant choice breaks ties by), all in one statement. */
+export async function setVariantSequence(
+  db: Db,
+  templateId: number,
+  order: { channel: string; variant_id: string; seq_no: number }[],
+) {
+  if (order.length === 0) return;
+  await sql`update template_variants t set seq_no = o.seq_no, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(order)}::jsonb) as o(channel text, variant_id text, seq_no integer)
+    where t.template_id = ${templateId} and t.channel = o.channel and t.variant_id = o.variant_id
+      and t.seq_no is distinct from o.seq_no`.execute(db);
 }

@@ -67,11 +67,26 @@ export async function listTranslationFiles(
   workspaceId: number,
   mode: Mode,
   page: { limit: number; offset: number },
+  include: { content?: boolean; versionInfo?: boolean } = {},
 ) {
   let base = db.selectFrom('translation_files').where('workspace_id', '=', workspaceId);
   if (mode === 'live') base = base.where('live_content', 'is not', null);
+  const content =
+    mode === 'draft'
+      ? sql<Record<string, unknown>>`coalesce(draft_content, live_content)`
+      : sql<Record<string, unknown>>`live_content`;
+  // The workspace's last translation version: every live file is as that commit left it.
+  const liveVersion = sql<number | null>`(select max(v.version_no) from translation_versions v
+    where v.workspace_id = ${workspaceId})`;
   const [rows, total] = await Promise.all([
-    base.select(viewColumns(mode)).orderBy('filename').limit(page.limit).offset(page.offset).execute(),
+    base
+      .select(viewColumns(mode))
+      .$if(include.content === true, (query) => query.select(content.as('content')))
+      .$if(include.versionInfo === true, (query) => query.select(liveVersion.as('live_version_no')))
+      .orderBy('filename')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.count) };

@@ -183,3 +183,18 @@ export function findDefaultWorkspaceKey(db: Db, workspaceId: number) {
     .where('is_default', '=', true)
     .executeTakeFirstOrThrow();
 }
+
+/** The pair that authenticates for the workspace now: the default one if it may, else the oldest live active one. */
+export function findSigningWorkspaceKey(db: Db, workspaceId: number) {
+  return db
+    .selectFrom('workspace_keys')
+    .select(['key', 'secret_ciphertext'])
+    .where('workspace_id', '=', workspaceId)
+    .where('is_active', '=', true)
+    .where('is_deleted', '=', false)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

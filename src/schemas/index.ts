@@ -2,23 +2,25 @@ import { ApiKeySchema, CreatedApiKeySchema } from './api-keys.js';
 import { ActorSchema, FullErrorSchema, ListMetaSchema, ShortErrorSchema } from './common.js';
 import { ChannelEntrySchema, UserSchema } from './users.js';
 import { PreferenceCategoriesSchema } from './preference-categories.js';
-import { TranslationContentSchema, TranslationFileSchema } from './translations.js';
+import { TranslationContentSchema, TranslationFileSchema, TranslationListEntrySchema } from './translations.js';
 import { ValidationResultSchema } from './versioning.js';
 import { WorkflowSchema } from './workflows.js';
 import {
   BaseTemplateChannelSchema,
   BaseTemplateSchema,
   MockDataSchema,
+  PreCommitCheckSchema,
   TemplatePreviewSchema,
   TemplateSchema,
   TemplateVariantSchema,
+  VariantOrderSchema,
 } from './templates.js';
 import { CreatedSigningKeySchema, PublicKeySchema, SigningKeySchema } from './inbox-keys.js';
 import { CursorMetaSchema } from './cursor.js';
 import { EditOperationSchema } from './entity-operations.js';
 import { TenantSchema } from './tenants.js';
 import { BrandSchema } from './brands.js';
-import { PayloadSchemaSchema } from './payload-schemas.js';
+import { LinkedPayloadSchemaSchema, PayloadSchemaSchema } from './payload-schemas.js';
 import { RegisteredEventSchema } from './registered-events.js';
 import { TenantCategoryPreferenceSchema, TenantPreferencesSchema } from './tenant-preferences.js';
 import { ObjectSchema } from './objects.js';
@@ -64,6 +66,7 @@ export const sharedSchemas = [
   WorkflowSchema,
   TranslationFileSchema,
   TranslationContentSchema,
+  TranslationListEntrySchema,
   CursorMetaSchema,
   EditOperationSchema,
   TenantSchema,
@@ -80,6 +83,7 @@ export const sharedSchemas = [
   TenantCategoryPreferenceSchema,
   TenantPreferencesSchema,
   PayloadSchemaSchema,
+  LinkedPayloadSchemaSchema,
   RegisteredEventSchema,
   FailErrorSchema,
   MessageSchema,
@@ -97,6 +101,8 @@ export const sharedSchemas = [
   CreatedWebhookEndpointSchema,
   TemplateSchema,
   TemplateVariantSchema,
+  PreCommitCheckSchema,
+  VariantOrderSchema,
   MockDataSchema,
   TemplatePreviewSchema,
   BaseTemplateChannelSchema,

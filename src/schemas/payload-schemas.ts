@@ -59,3 +59,19 @@ export const PayloadSchemaUpsertResultSchema = Type.Object({
     ),
   ),
 });
+
+export const LinkedPayloadSchemaSchema = Type.Object(
+  {
+    slug: Type.String(),
+    version_no: Nullable(Type.Integer({ description: 'the pinned version; null: the links follow the live one' })),
+    name: Type.String(),
+    description: Nullable(Type.String({ description: 'always null: Herald schemas have no description' })),
+    json_schema: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'the version the links resolve to (the draft while the schema was never committed)',
+    }),
+    linked_workflows: Type.Array(Type.String(), { description: 'slugs of workflows whose trigger data it checks' }),
+    linked_events: Type.Array(Type.String(), { description: 'names of registered events linking it' }),
+    created_at: Timestamp,
+  },
+  { $id: 'LinkedPayloadSchema', title: 'Linked payload schema' },
+);

@@ -71,3 +71,24 @@ export const RegisteredEventSchema = Type.Object(
 export const LinkedWorkflowsSchema = Type.Object({
   results: Type.Array(Type.Object({ slug: Type.String(), usage: Type.Array(Type.String()) })),
 });
+
+export const BulkEventsBodySchema = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object(
+        {
+          name: EventName,
+          description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+          payload_schema: Type.Optional(Nullable(PayloadSchemaLink)),
+        },
+        {
+          description:
+            'an event as a list or pull gives it: description and link replace the stored ones (absent: none); ' +
+            'other keys (created_at, updated_at, …) are ignored',
+        },
+      ),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from './delivery-channels.js';
 import { ActorSchema, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
 import { modeQuery } from './versioning.js';
@@ -62,8 +62,17 @@ export const TemplateListQuerySchema = Type.Composite([
   }),
 ]);
 export const TemplateModeQuerySchema = Type.Object({ mode: modeQuery('draft') });
+/** The variant list: every variant at once unless `limit` is given (the CLI pages by 50, with content). */
+export const VariantListQuerySchema = Type.Object({
+  mode: modeQuery('draft'),
+  include_content: Type.Boolean({ default: false, description: "each variant's content and errors too" }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'absent: every variant' })),
+  offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+});
 export const TemplateBodySchema = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
+  name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'a new template without one is named after its slug' }),
+  ),
   description: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   tags: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 }))),
   enabled_channels: Type.Optional(
@@ -306,3 +315,61 @@ export const TemplatePreviewSchema = Type.Object(
   },
   { $id: 'TemplatePreview', title: 'Template preview' },
 );
+
+export const PreCommitCheckSchema = Type.Object(
+  {
+    is_new: Type.Boolean({ description: 'never committed' }),
+    has_changes: Type.Boolean({ description: 'the draft differs from the live version (always true when new)' }),
+    variants: Type.Array(
+      Type.Object({
+        channel: Type.String(),
+        id: Type.String({ description: 'the variant id' }),
+        has_diff: Type.Boolean({ description: 'new, or changed since the live version' }),
+        errors: Type.Record(Type.String(), Type.Array(Type.String()), {
+          description: 'why this variant cannot be committed, by field; empty when it can',
+        }),
+      }),
+      { description: 'every variant a commit would take (those of enabled channels)' },
+    ),
+    errors: Type.Array(Type.String(), {
+      description: '(ours) every reason a commit would refuse, as its 400 would list them; empty when it would pass',
+    }),
+  },
+  { $id: 'TemplatePreCommitCheck', title: 'Template pre-commit check' },
+);
+
+const variantOrderChannels = <C extends TSchema>(channel: C) =>
+  Type.Array(
+    Type.Object({
+      channel,
+      tenants: Type.Array(
+        Type.Object({
+          tenant_id: Nullable(
+            Type.String({ minLength: 1, maxLength: 255, description: 'null: variants without a tenant' }),
+          ),
+          variants: Type.Array(Type.String({ pattern: VARIANT_ID_PATTERN }), { maxItems: 1000 }),
+        }),
+        { maxItems: 1000 },
+      ),
+    }),
+    { maxItems: DELIVERY_CHANNELS.length * 2 },
+  );
+
+export const VariantOrderSchema = Type.Object(
+  { channels: variantOrderChannels(Type.String()) },
+  {
+    $id: 'TemplateVariantOrder',
+    title: 'Template variant order',
+    description: 'per channel and tenant, variant ids in the order ties are broken by (their seq_no)',
+  },
+);
+export const VariantOrderBodySchema = Type.Object({ channels: variantOrderChannels(Channel) });
+export const VariantOrderWriteQuerySchema = Type.Object({
+  mode: Type.Optional(
+    Type.String({
+      enum: ['draft'],
+      default: 'draft',
+      description: 'the order is a draft change: commit makes it live',
+    }),
+  ),
+});

@@ -27,7 +27,11 @@ export const TranslationBodySchema = Type.Object({
 
 export const TranslationListQuerySchema = Type.Composite([
   OffsetQuerySchema,
-  Type.Object({ mode: modeQuery('draft') }),
+  Type.Object({
+    mode: modeQuery('draft'),
+    include_content: Type.Boolean({ default: false, description: "each file's content too (the CLI's pull)" }),
+    include_version_info: Type.Boolean({ default: false, description: 'version_no and version_status too' }),
+  }),
 ]);
 export const TranslationModeQuerySchema = Type.Object({ mode: modeQuery('draft') });
 
@@ -59,3 +63,25 @@ export const TranslationCommitSchema = Type.Object({
   meta: Type.Object({ count: Type.Integer(), limit: Type.Null(), offset: Type.Null() }),
   results: Type.Array(Type.Ref('TranslationFile'), { description: 'the files this commit changed' }),
 });
+
+export const TranslationListEntrySchema = Type.Object(
+  {
+    ...TranslationFileSchema.properties,
+    content: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'with include_content=true' })),
+    version_no: Type.Optional(
+      Nullable(
+        Type.Integer({
+          description:
+            'with include_version_info=true: the translation version the file is live in; null while the draft differs',
+        }),
+      ),
+    ),
+    version_status: Type.Optional(
+      Type.String({
+        enum: ['live', 'draft'],
+        description: 'with include_version_info=true: live when what is shown is the live file',
+      }),
+    ),
+  },
+  { $id: 'TranslationListEntry', title: 'Translation file in a list' },
+);

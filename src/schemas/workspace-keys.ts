@@ -60,3 +60,14 @@ export const UpdateWorkspaceKeyBodySchema = Type.Object(
   { is_active: Type.Boolean({ description: 'false pauses the pair (it stops authenticating), true resumes it' }) },
   { additionalProperties: false },
 );
+
+/** Operations outside the management document that still take a service token (the CLI's bridge call). */
+export const SERVICE_TOKEN_SECURITY = [{ ServiceToken: [] }];
+
+export const WorkspaceKeyBridgeSchema = Type.Object(
+  {
+    key: Type.String({ description: 'Sensitive. The workspace key.' }),
+    secret: Type.String({ description: 'Sensitive. Its secret, in full.' }),
+  },
+  { description: 'The key pair backend SDKs sign base calls with' },
+);

@@ -88,4 +88,4 @@ export async function eventPayloadErrors(
   return payloadErrors(version.json_schema, version.hash, payload);
 }
 
-export { findPayloadSchema, listPayloadSchemas } from '../repositories/payload-schemas.js';
+export { findPayloadSchema, listLinkedSchemas, listPayloadSchemas } from '../repositories/payload-schemas.js';

@@ -1,9 +1,23 @@
 import Handlebars from 'handlebars';
 import type { Db } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { commitErrors } from '../domain/templates.js';
+import {
+  commitErrors,
+  sequenceFromOrder,
+  variantErrors,
+  variantOrder,
+  type VariantOrder,
+} from '../domain/templates.js';
 import { badRequest, notFound } from '../errors.js';
-import { draftView, liveView, templateHash, variantHash, type TemplateView } from '../presenters/templates.js';
+import {
+  committable,
+  draftView,
+  liveView,
+  templateHash,
+  variantHash,
+  type TemplateView,
+  type VariantRecord,
+} from '../presenters/templates.js';
 import { needsApproval, type VariantApproval } from '../domain/template-approvals.js';
 import { carryApprovals, findApprovals } from '../repositories/template-approvals.js';
 import { commitTemplateDraft, findLiveTemplateVersionRows } from '../repositories/template-versions.js';
@@ -11,6 +25,8 @@ import type { CommittedVariant } from '../db/types.js';
 import {
   findDraftVariants,
   findTemplate,
+  setVariantSequence,
+  touchTemplate as touchTemplateRow,
   type TemplateRow,
   type TemplateVersionRow,
 } from '../repositories/templates.js';
@@ -68,6 +84,62 @@ export async function commitTemplate(
   }
   const [version] = await findLiveTemplateVersions(trx, [committed.template]);
   return liveView(committed.template, version ?? committed.version);
+}
+
+/**
+ * What committing the draft would do, committing nothing (the hosted platform's
+ * `pre_commit_validate/`, which its CLI calls before `commit --force`): whether the template was
+ * ever committed, whether the draft differs from live, and each variant a commit would take with
+ * whether it changed and why it cannot be committed, by field. `errors` lists every reason the
+ * commit itself would give (ours).
+ */
+export async function preCommitCheck(db: Db, workspaceId: number, slug: string) {
+  const template = await requireTemplate(db, workspaceId, slug);
+  const draft = draftView(template, await findDraftVariants(db, [template.id]), undefined);
+  const [live] = await findLiveTemplateVersions(db, [template]);
+  const before = (variant: VariantRecord) =>
+    live?.variants.find((v) => v.channel === variant.channel && v.variant_id === variant.variant_id);
+  const errors = commitErrors(draft.enabled_channels, draft.variants, handlebarsSyntaxError);
+  if (draft.enabled_channels.length === 0) errors.unshift('no channel is enabled');
+  return {
+    is_new: live === undefined,
+    has_changes: live === undefined || templateHash(liveView(template, live)) !== templateHash(draft),
+    variants: committable(draft.enabled_channels, draft.variants).map((variant) => {
+      const old = before(variant);
+      return {
+        channel: variant.channel,
+        id: variant.variant_id,
+        has_diff: old === undefined || variantHash(old) !== variantHash(variant),
+        errors: variantErrors(variant, handlebarsSyntaxError),
+      };
+    }),
+    errors,
+  };
+}
+
+/** The variant order of the draft or the live version (a never-committed template has no live one: 404). */
+export async function readVariantOrder(db: Db, workspaceId: number, slug: string, mode: 'draft' | 'live') {
+  const template = await requireTemplate(db, workspaceId, slug);
+  const view = await templateView(db, template, mode);
+  return variantOrder(view.variants);
+}
+
+/** Reorders the draft's variants (services a transaction: the template row stays locked until it ends). */
+export async function reorderDraftVariants(
+  trx: Db,
+  workspaceId: number,
+  slug: string,
+  requested: VariantOrder,
+  actor: ActorColumn | null,
+) {
+  const template = await requireTemplate(trx, workspaceId, slug, { lock: true });
+  const variants = await findDraftVariants(trx, [template.id]);
+  const { sequence, errors } = sequenceFromOrder(variants, requested);
+  const reasons = Object.entries(errors);
+  if (reasons.length > 0) throw badRequest(reasons.map(([at, reason]) => `${at}: ${reason}`).join('; '), errors);
+  await setVariantSequence(trx, template.id, sequence);
+  await touchTemplateRow(trx, template.id, actor);
+  return variantOrder(await findDraftVariants(trx, [template.id]));
 }
 
 /**

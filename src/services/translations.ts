@@ -16,8 +16,18 @@ import type { Mode } from '../schemas/versioning.js';
  * all of them live at once, as a numbered version.
  */
 
-export const listTranslations = (db: Db, workspaceId: number, query: { mode: Mode; limit: number; offset: number }) =>
-  listTranslationFiles(db, workspaceId, query.mode, { limit: query.limit, offset: query.offset });
+export const listTranslations = (
+  db: Db,
+  workspaceId: number,
+  query: { mode: Mode; limit: number; offset: number; include_content?: boolean; include_version_info?: boolean },
+) =>
+  listTranslationFiles(
+    db,
+    workspaceId,
+    query.mode,
+    { limit: query.limit, offset: query.offset },
+    { content: query.include_content, versionInfo: query.include_version_info },
+  );
 
 export async function getTranslation(db: Db, workspaceId: number, filename: string, mode: Mode) {
   const file = await findTranslationFile(db, workspaceId, filename, mode);

@@ -8,6 +8,7 @@ import { isPrefixedId } from '../ids.js';
 import {
   createWorkspaceKey as insertWorkspaceKey,
   deleteWorkspaceKey as deleteWorkspaceKeyRow,
+  findSigningWorkspaceKey,
   findWorkspaceKey,
   hasWorkspaceKey,
   listWorkspaceKeys as listWorkspaceKeyRows,
@@ -32,6 +33,17 @@ export interface PairChange {
 /** The legacy calls (`/{workspace_key}/trigger/`, `…/broadcast/`) name the workspace key in their path: 404 unless it is this workspace's. */
 export async function checkPathWorkspaceKey(db: Db, workspaceId: number, key: string) {
   if (!(await hasWorkspaceKey(db, workspaceId, key))) throw notFound('workspace key not found');
+}
+
+/**
+ * What `GET /v1/{workspace}/ws_key/bridge/` answers: the key pair the hosted platform's CLI signs the
+ * workspace's base calls with. The default pair while it may authenticate, else the oldest active one;
+ * 404 when every pair is paused or deleted.
+ */
+export async function defaultWorkspaceKeyPair(db: Db, box: SecretBox, workspaceId: number) {
+  const pair = await findSigningWorkspaceKey(db, workspaceId);
+  if (!pair) throw notFound('the workspace has no active key pair: activate or create one');
+  return { key: pair.key, secret: box.decrypt(pair.secret_ciphertext) };
 }
 
 export const listWorkspaceKeys = (db: Db, workspaceId: number, page: { limit: number; offset: number }) =>

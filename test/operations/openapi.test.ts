@@ -40,7 +40,10 @@ describe('OpenAPI', () => {
       'SignedWorkspaceKey',
       'InboxPublicKey',
       'InboxUserToken',
+      'ServiceToken',
     ]);
+    // The hosted platform CLI's bridge call sits on the base paths but takes a service token.
+    expect(base.paths['/v1/{workspace}/ws_key/bridge/']?.get?.security).toEqual([{ ServiceToken: [] }]);
     // The base surface's calls take either API credential; the in-app feed's take the public key and a user token together.
     expect((base as unknown as { security: unknown }).security).toEqual([
       { BearerApiKey: [] },

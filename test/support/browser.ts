@@ -26,3 +26,39 @@ const FLAGS = [
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
 }
+
+/**
+ * A browser bundle of an official client, built the way a customer's app would bundle it: esbuild
+ * over `source` (an ES module importing the packages from node_modules), minified for production.
+ */
+export async function bundleForBrowser(source: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    stdin: { contents: source, resolveDir: process.cwd(), loader: 'js' },
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"', global: 'globalThis' },
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** A loopback page server: `/` answers `html`, `/app.js` answers `script`. Resolves with its URL and a close(). */
+export async function servePage(html: string, script: string) {
+  const { createServer } = await import('node:http');
+  const server = createServer((request, response) => {
+    const isScript = request.url === '/app.js';
+    response.setHeader('content-type', isScript ? 'text/javascript' : 'text/html; charset=utf-8');
+    response.end(isScript ? script : html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as import('node:net').AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -140,9 +140,12 @@ export async function routeCatalogue(
         // The in-app feed authenticates with a public key and a user token (test/inbox/).
         const inboxRoute =
           Array.isArray(operation.security) && JSON.stringify(operation.security).includes('InboxUserToken');
+        // The CLI's bridge call sits beside the base surface but takes a service token.
+        const serviceTokenRoute =
+          Array.isArray(operation.security) && JSON.stringify(operation.security).includes('ServiceToken');
         const fullPath = `${prefix}${path}`;
         routes.push({
-          surface: publicRoute ? 'public' : inboxRoute ? 'inbox' : prefix ? 'management' : 'base',
+          surface: publicRoute ? 'public' : inboxRoute ? 'inbox' : prefix || serviceTokenRoute ? 'management' : 'base',
           method: method.toUpperCase(),
           path: fullPath,
           operationId: operation.operationId ?? `${method} ${fullPath}`,
