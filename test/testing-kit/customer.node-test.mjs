@@ -1,3 +1,4 @@
+/* global URL, fetch */
 // A customer's test written for node:test (run by customer-node-test.test.ts, so CI runs it):
 // plain JavaScript, `herald/testing` imported through the package export, the official Node SDK.
 import assert from 'node:assert/strict';
