@@ -135,7 +135,7 @@ export async function importWorkspaceFiles(
     if (live && sameAs(categories.body, live)) note('unchanged', 'categories');
     else {
       await call(client, 'POST', `v1/${ws}/preference_category/?commit=true`, categories.body);
-      note('updated', 'categories');
+      note(live ? 'updated' : 'created', 'categories');
     }
   }
 

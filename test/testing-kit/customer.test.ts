@@ -14,7 +14,7 @@ const NOTIFICATIONS = fileURLToPath(new URL('./notifications', import.meta.url))
 
 describe('notifications, tested the way a customer tests them (vitest)', () => {
   let herald: TestHerald;
-  let supr: Suprsend;
+  let supr: InstanceType<typeof Suprsend>;
 
   beforeAll(async () => {
     // Monday 2 March 2026, 07:00 UTC: 08:00 in Paris.
