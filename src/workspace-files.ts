@@ -115,6 +115,9 @@ async function listAll<T>(client: ManagementClient, path: string): Promise<T[]> 
   }
 }
 
+const variantPath = (templatePath: string, variant: Record<string, unknown>) =>
+  `${templatePath}channel/${encodeURIComponent(String(variant.channel))}/variant/${encodeURIComponent(String(variant.id))}/`;
+
 interface TemplateFile extends Record<string, unknown> {
   variants?: ({ channel: string; id: string } & Record<string, unknown>)[];
 }
@@ -143,28 +146,19 @@ export async function importWorkspaceFiles(
     const { variants = [], ...template } = body as TemplateFile;
     const path = `v2/${ws}/template/${encodeURIComponent(slug)}/`;
     const live = await call(client, 'GET', `${path}?mode=live`);
+    // The list leaves content out: each variant is read whole.
     const liveVariants = live ? await listAll<Record<string, unknown>>(client, `${path}variant/?mode=live`) : [];
-    const same =
-      live !== undefined &&
-      sameAs(template, live) &&
-      liveVariants.length === variants.length &&
-      variants.every((variant) =>
-        liveVariants.some(
-          (found) => found.channel === variant.channel && found.id === variant.id && sameAs(variant, found),
-        ),
-      );
+    const sameVariant = async (variant: NonNullable<TemplateFile['variants']>[number]) =>
+      sameAs(variant, await call(client, 'GET', `${variantPath(path, variant)}?mode=live`));
+    let same = live !== undefined && sameAs(template, live) && liveVariants.length === variants.length;
+    for (const variant of variants) if (same) same = await sameVariant(variant);
     if (same) {
       note('unchanged', `template ${slug}`);
       continue;
     }
     await call(client, 'POST', path, template);
     for (const { channel, id, ...variant } of variants)
-      await call(
-        client,
-        'POST',
-        `${path}channel/${encodeURIComponent(channel)}/variant/${encodeURIComponent(id)}/`,
-        variant,
-      );
+      await call(client, 'POST', variantPath(path, { channel, id }), variant);
     await call(client, 'PATCH', `${path}commit/`, { commit_message: 'herald import' });
     note(live ? 'updated' : 'created', `template ${slug}`);
   }
@@ -221,7 +215,9 @@ export async function exportWorkspaceFiles(client: ManagementClient, dir: string
   for (const template of await listAll<Record<string, unknown>>(client, `v2/${ws}/template/?mode=live`)) {
     const slug = String(template.slug);
     const path = `v2/${ws}/template/${encodeURIComponent(slug)}/`;
-    const variants = await listAll<Record<string, unknown>>(client, `${path}variant/?mode=live`);
+    const variants: Record<string, unknown>[] = [];
+    for (const listed of await listAll<Record<string, unknown>>(client, `${path}variant/?mode=live`))
+      variants.push((await call(client, 'GET', `${variantPath(path, listed)}?mode=live`)) as Record<string, unknown>);
     await write(join(dir, 'templates', `${slug}.json`), {
       ...pick(template, ['name', 'description', 'tags', 'enabled_channels']),
       variants: variants.map((variant) =>
