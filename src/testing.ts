@@ -191,7 +191,7 @@ export const startHerald: typeof Contract.startHerald = async (
     cleanup.push(() => queue.stop(5000));
     const { clock, ahead } = makeClock(db, queue, options.now === undefined ? undefined : instant(options.now));
     aheadMs = ahead;
-    const app = await buildApp({ config, db, engine: 'embedded', pglite, secretBox, queue });
+    const app = await buildApp({ config, db, databaseKind: 'embedded', pglite, secretBox, queue });
     cleanup.push(() => app.close());
     await app.listen({ port: 0, host: config.HOST });
     const root = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

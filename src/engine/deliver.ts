@@ -6,24 +6,19 @@ import type { Db } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import { timeoutOf } from '../channels/providers/shared.js';
-import {
-  findMessageById,
-  findMessagesByIds,
-  saveDeliveries,
-  saveDelivery,
-  type DeliveryUpdate,
-  type MessageRow,
-} from '../repositories/messages.js';
-import { findRun, findRuns, type LockedRun } from '../repositories/runs.js';
-import { publishInboxEvents } from '../services/feed.js';
+import { findMessagesByIds, type DeliveryUpdate, type MessageRow } from '../repositories/messages.js';
+import { findRuns, type LockedRun } from '../repositories/runs.js';
 import { findVendor } from '../repositories/vendors.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
+import { FailTogether } from './job-handler.js';
 import { jobId } from './job-ids.js';
+import { saveStatusChanges } from './message-status.js';
 import { whenDatabaseAnswers } from './outage.js';
 import { deliveryQueue, type Queue } from './queue.js';
-import { loadNamespaces, loadRecipient, loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
+import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
 import { countDelivery } from '../telemetry/metrics.js';
+import { traceProviderCall } from '../telemetry/spans.js';
 
 /**
  * One message to its channel (docs/spec/engine.md §4): rendered, then stored (inbox) or handed to the
@@ -105,7 +100,20 @@ async function renderMessage(
   }
 }
 
-const renderFailed = (rendered: { reason: string }): DeliveryUpdate => ({
+/** An inbox message stored: delivered, with no provider (in the run's step, or by its delivery job). */
+export const storedInInbox = (rendered: Extract<RenderOutcome, { ok: true }>, now: number): DeliveryUpdate => ({
+  status: 'delivered',
+  reason: null,
+  error: null,
+  content: rendered.content,
+  template: rendered.template,
+  attempt: { at: new Date(now).toISOString(), outcome: 'stored' },
+  triggered: true,
+  sent: true,
+  delivered: true,
+});
+
+export const renderFailed = (rendered: { reason: string }): DeliveryUpdate => ({
   status: 'trigger_failed',
   reason: 'render_failed',
   error: { message: rendered.reason },
@@ -182,20 +190,22 @@ async function callProvider(
   const deadline = Math.min(timeoutOf(vendor.config) + BACKSTOP_MS, deps.deliveryTimeoutMs ?? Infinity);
   let outcome: DeliveryOutcome;
   try {
-    outcome = await vendor.provider.send(
-      { id: vendor.id, provider: vendor.name, nickname: vendor.nickname, config: vendor.config },
-      {
-        messageId: row.id,
-        executionId: row.run_id,
-        channel: row.channel as DeliveryChannel,
-        recipient: recipientOf(row),
-        channelIdentity: row.channel_identity,
-        tenantId: row.tenant_id,
-        workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
-        content: rendered.content,
-      },
-      AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
-      { outbound: deps.outbound },
+    outcome = await traceProviderCall({ channel: row.channel, provider: vendor.name, messageId: row.id }, () =>
+      vendor.provider.send(
+        { id: vendor.id, provider: vendor.name, nickname: vendor.nickname, config: vendor.config },
+        {
+          messageId: row.id,
+          executionId: row.run_id,
+          channel: row.channel as DeliveryChannel,
+          recipient: recipientOf(row),
+          channelIdentity: row.channel_identity,
+          tenantId: row.tenant_id,
+          workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
+          content: rendered.content,
+        },
+        AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
+        { outbound: deps.outbound },
+      ),
     );
   } catch (error) {
     outcome = outcomeFromNetworkError(error);
@@ -243,83 +253,16 @@ const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
   options: { id: jobId('deliver', row.id, retry.attempt), startAfter: retry.startAfter },
 });
 
-/** One message delivered; `signal` ends its provider call (the worker stops, or the job's claim is gone). */
-export async function deliverMessage(deps: DeliveryDeps, job: DeliveryJob, signal: AbortSignal = NEVER) {
-  const { db } = deps;
-  const row = await findMessageById(db, job.messageId);
-  if (!deliverable(row, job)) return;
-  const run = await findRun(db, row.run_id);
-  if (!run) return;
-  if (run.execution_status === 'cancelled') {
-    await saveDelivery(db, row.id, { status: 'not_to_be_triggered', reason: 'cancelled' });
-    return;
-  }
-  const recipient = await loadRecipient(db, run);
-  const namespaces = await loadNamespaces(db, run, recipient);
-  const rendered = await renderMessage(deps, row, run, recipient, namespaces);
-  if (!rendered.ok) {
-    await saveDelivery(db, row.id, renderFailed(rendered));
-    return;
-  }
-  if (rendered.template)
-    await markTemplateTriggered(db, row.workspace_id, rendered.template.slug, new Date(deps.now()));
-  if (row.channel === 'inbox') {
-    await saveDelivery(db, row.id, {
-      status: 'delivered',
-      content: rendered.content,
-      template: rendered.template,
-      attempt: { at: new Date(deps.now()).toISOString(), outcome: 'stored' },
-      triggered: true,
-      sent: true,
-      delivered: true,
-    });
-    if (row.recipient_type === 'user' && row.distinct_id !== null)
-      await publishInboxEvents(db, [
-        {
-          workspaceId: row.workspace_id,
-          distinctId: row.distinct_id,
-          tenantId: row.tenant_id,
-          event: 'new_notification',
-          data: { n_id: row.id },
-        },
-      ]);
-    return;
-  }
-  const vendor = await chooseVendor(deps, row.workspace_id, row.channel);
-  if (!vendor) {
-    await saveDelivery(db, row.id, noProvider(row));
-    return;
-  }
-  const sent = await callProvider(deps, row, job, vendor, rendered, signal);
-  // The call was made: its outcome is saved across a database outage, or the message would be sent again; even
-  // when the job's claim is gone meanwhile (its retry then finds the attempt recorded). Only a stopping worker gives up.
-  const retry = sent.retry;
-  const stopping = deps.queue.stopSignal;
-  if (!retry) {
-    await whenDatabaseAnswers(() => saveDelivery(db, row.id, sent.update), stopping);
-    return;
-  }
-  await whenDatabaseAnswers(
-    () =>
-      db.transaction().execute(async (trx) => {
-        await saveDelivery(trx, row.id, sent.update);
-        const next = retryJob(row, retry);
-        await deps.queue.send(trx, deliveryQueue(row.channel), next.data, next.options);
-      }),
-    stopping,
-  );
-}
-
 /**
- * A fetched batch of provider deliveries, prepared (docs/engine.md, "Batched deliveries"): its
- * messages, runs, users and tenants read set-based, each template pointer and each channel's vendor
- * read (and its config opened) once. `oneByOne` are the jobs left to deliverMessage (inbox jobs
- * queued before the inbox was delivered in the step). A failure here sends nothing.
+ * A fetched batch of deliveries, prepared (docs/engine.md, "Deliveries"): its messages, runs, users and tenants read
+ * set-based, each template pointer and each channel's vendor read (and its config opened) once. A single job is a
+ * batch of one. What needs no provider call is `settled` here: a cancelled run, a render failure, no vendor, and the
+ * inbox (stored as delivered: inbox jobs queued before the inbox was delivered in the run's step). A failure here
+ * sends nothing.
  */
 export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[]) {
   const { db } = deps;
   const rows = new Map((await findMessagesByIds(db, [...new Set(jobs.map((j) => j.messageId))])).map((r) => [r.id, r]));
-  const oneByOne: DeliveryJob[] = [];
   const due: { job: DeliveryJob; row: MessageRow }[] = [];
   const seen = new Set<string>();
   for (const job of jobs) {
@@ -327,8 +270,7 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     // A message fetched twice in one batch (a duplicate job) is delivered once.
     if (!deliverable(row, job) || seen.has(row.id)) continue;
     seen.add(row.id);
-    if (row.channel === 'inbox') oneByOne.push(job);
-    else due.push({ job, row });
+    due.push({ job, row });
   }
   const runs = new Map((await findRuns(db, [...new Set(due.map((d) => d.row.run_id))])).map((r) => [r.id, r]));
   const live = [...runs.values()].filter((run) => run.execution_status !== 'cancelled');
@@ -336,7 +278,7 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
   const memo: RenderMemo = new Map();
   const vendors = new Map<string, Promise<ChosenVendor | undefined>>();
   const templatesUsed = new Map<string, { workspaceId: number; slug: string }>();
-  const settled: (DeliveryUpdate & { id: string })[] = [];
+  const settled: Settled[] = [];
   const calls: {
     job: DeliveryJob;
     row: MessageRow;
@@ -347,13 +289,13 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     const run = runs.get(row.run_id);
     if (!run) continue;
     if (run.execution_status === 'cancelled') {
-      settled.push({ id: row.id, status: 'not_to_be_triggered', reason: 'cancelled' });
+      settled.push({ row, update: { status: 'not_to_be_triggered', reason: 'cancelled' } });
       continue;
     }
     const recipient = await world.recipient(run);
     const rendered = await renderMessage(deps, row, run, recipient, world.namespaces(run, recipient), memo);
     if (!rendered.ok) {
-      settled.push({ id: row.id, ...renderFailed(rendered) });
+      settled.push({ row, update: renderFailed(rendered) });
       continue;
     }
     if (rendered.template)
@@ -361,23 +303,33 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
         workspaceId: row.workspace_id,
         slug: rendered.template.slug,
       });
+    if (row.channel === 'inbox') {
+      settled.push({ row, update: storedInInbox(rendered, deps.now()) });
+      continue;
+    }
     const key = `${row.workspace_id}\u0000${row.channel}`;
     let chosen = vendors.get(key);
     if (!chosen) vendors.set(key, (chosen = chooseVendor(deps, row.workspace_id, row.channel)));
     const vendor = await chosen;
-    if (!vendor) settled.push({ id: row.id, ...noProvider(row) });
+    if (!vendor) settled.push({ row, update: noProvider(row) });
     else calls.push({ job, row, vendor, rendered });
   }
   for (const { workspaceId, slug } of templatesUsed.values())
     await markTemplateTriggered(db, workspaceId, slug, new Date(deps.now()));
-  return { oneByOne, settled, calls };
+  return { settled, calls };
+}
+
+/** A message's outcome, decided without a provider call. */
+interface Settled {
+  row: MessageRow;
+  update: DeliveryUpdate;
 }
 
 /**
  * A prepared batch sent: the provider calls side by side (each with its own timeout, ended when its job's signal
- * aborts), then every outcome written in one statement, with the retries' jobs in the same transaction, tried again
- * across a database outage (the calls were made). A failure here fails the whole batch's jobs, which the queue
- * retries (at-least-once, as one job's would be).
+ * aborts), then every outcome saved at once (src/engine/message-status.ts), tried again across a database outage
+ * (the calls were made). A failure here, once a call was made, is `DeliveriesFailed`: the batch's jobs fail together
+ * and the queue retries each (at-least-once, as one job's would be).
  */
 export async function sendDeliveries(
   deps: DeliveryDeps,
@@ -390,25 +342,35 @@ export async function sendDeliveries(
       ...(await callProvider(deps, row, job, vendor, rendered, signalOf(row.id))),
     })),
   );
-  const updates = [...prepared.settled, ...sent.map(({ row, update }) => ({ ...update, id: row.id }))];
-  const retries = sent.filter((s) => s.retry !== undefined);
-  // Saving gives up only when the worker stops (as deliverMessage's); with no call made there is nothing to keep.
+  const changes = [...prepared.settled, ...sent];
+  // Saving gives up only when the worker stops; with no call made there is nothing to keep.
   const stopped = prepared.calls.length ? deps.queue.stopSignal : AbortSignal.abort();
-  if (retries.length === 0) {
-    await whenDatabaseAnswers(() => saveDeliveries(deps.db, updates), stopped);
-    return;
+  try {
+    await whenDatabaseAnswers(
+      () =>
+        saveStatusChanges(deps.db, changes, async (trx) => {
+          const retries = sent.filter((s) => s.retry !== undefined);
+          for (const channel of new Set(retries.map((r) => r.row.channel)))
+            await deps.queue.sendMany(
+              trx,
+              deliveryQueue(channel),
+              retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
+            );
+        }),
+      stopped,
+    );
+  } catch (error) {
+    if (prepared.calls.length === 0) throw error;
+    throw new FailTogether(error);
   }
-  await whenDatabaseAnswers(
-    () =>
-      deps.db.transaction().execute(async (trx) => {
-        await saveDeliveries(trx, updates);
-        for (const channel of new Set(retries.map((r) => r.row.channel)))
-          await deps.queue.sendMany(
-            trx,
-            deliveryQueue(channel),
-            retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
-          );
-      }),
-    stopped,
+}
+
+/** One batch of delivery jobs (or one job) delivered: prepared, then sent. */
+export async function deliverBatch(deps: DeliveryDeps, jobs: { data: DeliveryJob; signal: AbortSignal }[]) {
+  const prepared = await prepareDeliveries(
+    deps,
+    jobs.map((job) => job.data),
   );
+  const signals = new Map(jobs.map((job) => [job.data.messageId, job.signal]));
+  await sendDeliveries(deps, prepared, (messageId) => signals.get(messageId) ?? NEVER);
 }

@@ -2,20 +2,21 @@ import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
-import { deliverMessage, prepareDeliveries, sendDeliveries, type DeliveryJob, type Renderer } from './deliver.js';
+import { deliverBatch, type DeliveryDeps, type DeliveryJob, type Renderer } from './deliver.js';
 import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
-import { jobId } from './job-ids.js';
-import { databaseBack } from './outage.js';
-import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueuedJob } from './queue.js';
+import { jobHandler, type After, type JobWork } from './job-handler.js';
+import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
+import { fanOutPage, listFanOutPage, startExecutions, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import { workRetention } from './retention.js';
 import {
-  fanOutPage,
-  listFanOutPage,
-  startExecution,
-  startExecutions,
-  type FanoutJob,
-  type ListFanoutJob,
-} from './recipients.js';
-import { advanceRun, RUN_BATCH_SIZE, stepNewRuns, stepRuns, type RunBatchJob, type RunJob } from './runner.js';
+  RUN_BATCH_SIZE,
+  stepNewRuns,
+  stepRunBatch,
+  stepRuns,
+  type RunBatchJob,
+  type RunJob,
+  type RunnerDeps,
+} from './runner.js';
 
 /**
  * The worker: five queues, each job idempotent (processing is at-least-once). A failing job is
@@ -34,8 +35,14 @@ export interface EngineOptions {
    * default policy when absent.
    */
   outbound?: OutboundPolicy;
-  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
+  log: {
+    error(object: object, message: string): void;
+    debug?(object: object, message: string): void;
+    info?(object: object, message: string): void;
+  };
   now?: () => number;
+  /** RETENTION_DAYS: the hourly purge of what is older (engine/retention.ts); 0 or absent, none. */
+  retentionDays?: number;
   fanoutPageSize?: number;
   /** Caps every provider call below its vendor's `timeout_ms` (tests shorten it); absent, `timeout_ms` alone decides. */
   deliveryTimeoutMs?: number;
@@ -70,203 +77,105 @@ export class Engine {
   }
 
   /**
-   * Jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while batches come
-   * back full); each job is settled on its own, so one failing job is retried alone.
+   * Every queue's worker: jobs come in batches (one fetch for up to BATCH_SIZE, and the next fetch at once while
+   * batches come back full), each handled by its queue's one handler (src/engine/job-handler.ts): the batch
+   * together, else each job alone; each job settled on its own, so one failing job is retried alone.
    */
-  private handle<T>(
-    queue: string,
-    run: (data: T, jobId: string, signal: AbortSignal) => Promise<void>,
-    options: { parallel?: boolean } = {},
-  ) {
-    const settle = async (job: QueuedJob<T>) => {
-      try {
-        await run(job.data, job.id, job.signal);
-        return { id: job.id, status: 'completed' as const };
-      } catch (error) {
-        this.options.log.error({ err: error, queue, job_id: job.id }, 'job failed; the queue retries it');
-        // Failed on an unreachable database: the failure is recorded (and the job retried) once it is back,
-        // unless the worker is stopping.
-        await databaseBack(this.options.db, error, AbortSignal.any([job.signal, this.options.queue.stopSignal]));
-        const message = error instanceof Error ? error.message : String(error);
-        return { id: job.id, status: 'failed' as const, output: { message } };
-      }
-    };
-    return async (jobs: QueuedJob<T>[]) => {
-      // Deliveries of a batch go out side by side: a slow provider holds its own message, not the batch.
-      if (options.parallel) return Promise.all(jobs.map(settle));
-      const results = [];
-      for (const job of jobs) results.push(await settle(job));
-      return results;
-    };
-  }
-
   async start() {
-    const { db, queue } = this.options;
+    const { db, queue, log } = this.options;
     const concurrency = this.options.concurrency ?? 4;
     const pageSize = this.options.fanoutPageSize ?? 500;
     const render = this.render;
-    const runner = {
+    const outbound = this.options.outbound ?? DEFAULT_OUTBOUND;
+    const runner: RunnerDeps = {
       db,
       queue,
       now: this.now,
       httpTimeoutMs: this.options.httpTimeoutMs ?? 10_000,
-      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
-      log: this.options.log,
-      render: (request: Parameters<Renderer>[0], handle: Db, memo?: Parameters<Renderer>[2]) =>
-        render(request, handle, memo),
+      outbound,
+      log,
+      render: (request, handle, memo) => render(request, handle, memo),
     };
-    const oneTrigger = this.handle(QUEUES.trigger, (data: { executionId: string }) =>
-      db.transaction().execute((trx) => startExecution(trx, queue, data.executionId)),
-    );
+    await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
+    const delivery: DeliveryDeps = {
+      db,
+      queue,
+      secretBox: this.options.secretBox,
+      render,
+      providers: this.options.providers,
+      outbound,
+      now: this.now,
+      deliveryTimeoutMs: this.options.deliveryTimeoutMs,
+      retryDelayScale: this.options.retryDelayScale ?? 1,
+    };
+    const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
+
+    // Triggers: the batch's new runs take their first step in the trigger jobs' transaction (no run job, no second
+    // fetch). Alone, a trigger is started without stepping: its runs go to run jobs, so a bad first step is its run's.
     await queue.work<{ executionId: string }>(
       QUEUES.trigger,
       BATCH(TRIGGER_CONCURRENCY, RUN_BATCH_SIZE),
-      async (jobs) => {
-        try {
-          // The batch's new runs take their first step in the same transaction: no run job, no second fetch.
-          await db.transaction().execute((trx) =>
+      handler(QUEUES.trigger, {
+        batch: (jobs) =>
+          db.transaction().execute((trx) =>
             startExecutions(
               trx,
               queue,
               jobs.map((job) => job.data.executionId),
               (runIds) => stepNewRuns(runner, trx, runIds),
             ),
-          );
-        } catch (error) {
-          // One bad trigger or first step must not hold back the others: each trigger is started on its
-          // own, its runs handed to run jobs as before, and only a failing one is retried.
-          this.options.log.debug?.({ err: error }, 'batched trigger jobs failed; starting them one by one');
-          return oneTrigger(jobs);
-        }
-        return jobs.map((job) => ({ id: job.id, status: 'completed' as const }));
-      },
+          ),
+        alone: (job) => db.transaction().execute((trx) => startExecutions(trx, queue, [job.data.executionId])),
+      }),
     );
     await queue.work<FanoutJob>(
       QUEUES.fanout,
       BATCH(concurrency),
-      this.handle(QUEUES.fanout, (data) => db.transaction().execute((trx) => fanOutPage(trx, queue, data, pageSize))),
+      handler(QUEUES.fanout, {
+        batch: each((job) => db.transaction().execute((trx) => fanOutPage(trx, queue, job.data, pageSize))),
+      }),
     );
     await queue.work<ListFanoutJob>(
       QUEUES.listFanout,
       BATCH(concurrency),
-      this.handle(QUEUES.listFanout, (data) =>
-        db.transaction().execute((trx) => listFanOutPage(trx, queue, data, pageSize)),
-      ),
+      handler(QUEUES.listFanout, {
+        batch: each((job) => db.transaction().execute((trx) => listFanOutPage(trx, queue, job.data, pageSize))),
+      }),
     );
-    const one = this.handle(QUEUES.run, (data: RunJob, jobId) =>
-      advanceRun(runner, data.runId, { id: jobId, due: data.due }),
+    // Run jobs: the batch's steps in one transaction; then each run's outside call, if its step stopped at one.
+    await queue.work<RunJob>(
+      QUEUES.run,
+      BATCH(concurrency, RUN_BATCH_SIZE),
+      handler(QUEUES.run, {
+        batch: async (jobs) => {
+          const rest = await stepRuns(
+            runner,
+            jobs.map((job) => ({ runId: job.data.runId, job: { id: job.id, due: job.data.due } })),
+          );
+          return (job) => rest(job.data.runId);
+        },
+      }),
     );
-    await queue.work<RunJob>(QUEUES.run, BATCH(concurrency, RUN_BATCH_SIZE), async (jobs) => {
-      if (jobs.length < 2) return one(jobs);
-      let rest: Awaited<ReturnType<typeof stepRuns>>;
-      try {
-        rest = await stepRuns(
-          runner,
-          jobs.map((job) => ({ runId: job.data.runId, job: { id: job.id, due: job.data.due } })),
-        );
-      } catch (error) {
-        // One run's failure must not hold back the others: each goes on its own, and only the failing one is retried.
-        this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
-        return one(jobs);
-      }
-      return this.handle(QUEUES.run, (data: RunJob) => rest(data.runId))(jobs);
-    });
-    // A fan-out page's runs: stepped together, else one by one. A run that fails on its own does not fail
-    // its batch-mates' job: it goes on as a run job of its own (retried, and finally failed, as any run),
-    // and the batch job completes. Two jobs per fetch, one after the other: pg-boss fetches again at
-    // once only after a full batch of more than one job.
+    // A fan-out page's runs, stepped together (src/engine/runner.ts `stepRunBatch`). Two jobs per fetch, one after
+    // the other: pg-boss fetches again at once only after a full batch of more than one job.
     await queue.work<RunBatchJob>(
       QUEUES.runBatch,
       BATCH(concurrency, 2),
-      this.handle(QUEUES.runBatch, async (data, batchJobId) => {
-        const handled = { id: batchJobId };
-        let rest: (runId: string) => Promise<void>;
-        try {
-          rest = await stepRuns(
-            runner,
-            data.runIds.map((runId) => ({ runId, job: handled })),
-          );
-        } catch (error) {
-          this.options.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
-          rest = (runId) => advanceRun(runner, runId, handled);
-        }
-        const failed: string[] = [];
-        for (const runId of data.runIds)
-          await rest(runId).catch((error: unknown) => {
-            this.options.log.error(
-              { err: error, queue: QUEUES.runBatch, job_id: batchJobId, run_id: runId },
-              'run of a batch failed; it goes on as a run job of its own',
-            );
-            failed.push(runId);
-          });
-        if (failed.length === 0) return;
-        // After the queue's first retry delay, as the run's own job would be retried; if this send fails,
-        // the batch job fails and is retried whole (a run already moved on is not stepped again).
-        await db.transaction().execute((trx) =>
-          queue.sendMany(
-            trx,
-            QUEUES.run,
-            failed.map((runId) => ({
-              data: { runId } satisfies RunJob,
-              options: { id: jobId('run-alone', runId, batchJobId), startAfter: 1 },
-            })),
-          ),
-        );
-      }),
+      handler(QUEUES.runBatch, { batch: each((job) => stepRunBatch(runner, job.id, job.data.runIds)) }),
     );
-    const delivery = {
-      db,
-      queue,
-      secretBox: this.options.secretBox,
-      render: this.render,
-      providers: this.options.providers,
-      outbound: this.options.outbound ?? DEFAULT_OUTBOUND,
-      now: this.now,
-      deliveryTimeoutMs: this.options.deliveryTimeoutMs,
-      retryDelayScale: this.options.retryDelayScale ?? 1,
-    };
-    // A delivery queue per channel: a slow provider holds only its own channel's slots.
-    for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)]) {
-      const oneByOne = this.handle(name, (data: DeliveryJob, _id, signal) => deliverMessage(delivery, data, signal), {
-        parallel: true,
-      });
-      await queue.work<DeliveryJob>(name, BATCH(concurrency), async (jobs) => {
-        if (jobs.length < 2) return oneByOne(jobs);
-        let prepared: Awaited<ReturnType<typeof prepareDeliveries>>;
-        try {
-          prepared = await prepareDeliveries(
-            delivery,
-            jobs.map((job) => job.data),
-          );
-        } catch (error) {
-          // Nothing was sent: each job goes on its own, and only a failing one is retried.
-          this.options.log.debug?.({ err: error }, 'batched delivery failed; delivering one by one');
-          return oneByOne(jobs);
-        }
-        const alone = new Set(prepared.oneByOne.map((job) => job.messageId));
-        const signals = new Map(jobs.map((job) => [job.data.messageId, job.signal]));
-        const results = await Promise.all([
-          oneByOne(jobs.filter((job) => alone.has(job.data.messageId))),
-          sendDeliveries(delivery, prepared, (messageId) => signals.get(messageId)!).then(
-            () => 'completed' as const,
-            (error: unknown) => {
-              this.options.log.error({ err: error, queue: name }, 'batched delivery failed; the queue retries it');
-              return error instanceof Error ? error.message : String(error);
-            },
-          ),
-        ]);
-        const [single, batch] = results;
-        return [
-          ...single,
-          ...jobs
-            .filter((job) => !alone.has(job.data.messageId))
-            .map((job) =>
-              batch === 'completed'
-                ? { id: job.id, status: 'completed' as const }
-                : { id: job.id, status: 'failed' as const, output: { message: batch } },
-            ),
-        ];
-      });
-    }
+    // A delivery queue per channel: a slow provider holds only its own channel's slots. A batch's provider calls go
+    // out side by side: a slow provider holds its own message, not the batch.
+    for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)])
+      await queue.work<DeliveryJob>(
+        name,
+        BATCH(concurrency),
+        handler(name, { batch: (jobs) => deliverBatch(delivery, jobs), parallel: true }),
+      );
   }
 }
+
+/** Work done job by job after the (empty) batch step: queues whose jobs share nothing to read or write together. */
+const each =
+  <T>(run: (job: QueuedJob<T>) => Promise<void>) =>
+  async (): Promise<After<T>> =>
+    run;

@@ -27,6 +27,8 @@ export const QUEUES = {
   runBatch: 'herald-run-batch',
   /** One message to one provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
+  /** The retention purge, sent by a pg-boss schedule (engine/retention.ts). */
+  retention: 'herald-retention',
 } as const;
 
 /**
@@ -68,6 +70,8 @@ export interface QueueOptions {
    * pg-boss reads. Absent in a running Herald, where both read the same time.
    */
   aheadMs?: () => number;
+  /** Tracing on: pg-boss's spans, and each job carries its sender's trace context (docs/operations.md, "Traces"). */
+  tracing?: boolean;
 }
 
 /**
@@ -125,6 +129,8 @@ export class Queue {
       // Upkeep stays on in every instance: pg-boss lets one at a time do each pass.
       superviseIntervalSeconds: options.superviseSeconds ?? 10,
       monitorIntervalSeconds: options.superviseSeconds ?? 10,
+      // Off, pg-boss neither stores nor reads a trace context on jobs.
+      openTelemetry: options.tracing ? { propagateContext: true } : { enabled: false },
     };
     if (options.pglite) {
       this.boss = new PgBoss({ ...common, db: fromPglite(options.pglite), backend: 'pglite' });
@@ -320,6 +326,27 @@ export class Queue {
       },
       oldestReadySeconds: waits.get(queue.name) ?? 0,
     }));
+  }
+
+  /** Sends a job to `name` on `cron` (UTC), from whichever instance's clock gets there first; none when `cron` is null. */
+  async schedule(name: QueueName, cron: string | null) {
+    if (cron) await this.boss.schedule(name, cron, {}, { tz: 'UTC' });
+    else await this.boss.unschedule(name);
+  }
+
+  /**
+   * Deletes up to `limit` jobs that finished (completed, failed or cancelled) before `cutoff`, in pg-boss's job table
+   * (its own upkeep also deletes them a week after they finish); answers how many went.
+   */
+  async purgeFinishedJobs(db: Db, cutoff: Date, limit: number): Promise<number> {
+    const result = await db.executeQuery(
+      CompiledQuery.raw(
+        `delete from ${this.schema}.job where (name, id) in (
+           select name, id from ${this.schema}.job where state > 'active' and completed_on < $1 limit $2)`,
+        [cutoff, limit],
+      ),
+    );
+    return Number(result.numAffectedRows ?? 0);
   }
 
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */

@@ -90,10 +90,6 @@ async function sendRunBatches(trx: Db, queue: Queue, runs: { id: string }[]) {
   await queue.sendMany(trx, QUEUES.runBatch, jobs);
 }
 
-/** The trigger job: one run per named recipient, and a fan-out job per object. */
-export const startExecution = (trx: Db, queue: Queue, executionId: string) =>
-  startExecutions(trx, queue, [executionId]);
-
 /**
  * Trigger jobs, any number in one transaction (a fetched batch): the executions read, their workflows
  * marked executed, every named recipient's run inserted and its run job enqueued, each broadcast's

@@ -1,6 +1,5 @@
 import type { Db } from '../db/database.js';
 import { preferenceStateOf } from '../services/user-preferences.js';
-import { publishInboxEvents } from '../services/feed.js';
 import { insertMessages, type NewMessage } from '../repositories/messages.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
 import {
@@ -18,7 +17,9 @@ import { findActiveVendors } from '../repositories/vendors.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
+import { renderFailed, storedInInbox } from './deliver.js';
 import { jobId } from './job-ids.js';
+import { statusesChanged } from './message-status.js';
 import type { DeliveryFacts, RecordedMessage, RunRecipient } from './nodes/types.js';
 import { deliveryQueue, type Queue } from './queue.js';
 
@@ -80,26 +81,7 @@ async function deliverInboxInline(
   } catch (error) {
     rendered = { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
-  return {
-    ...message,
-    delivered: rendered.ok
-      ? {
-          status: 'delivered',
-          reason: null,
-          content: rendered.content,
-          template: rendered.template,
-          error: null,
-          attempts: [{ at: new Date(now).toISOString(), outcome: 'stored' }],
-        }
-      : {
-          status: 'trigger_failed',
-          reason: 'render_failed',
-          content: null,
-          template: null,
-          error: { message: rendered.reason },
-          attempts: [],
-        },
-  };
+  return { ...message, delivered: rendered.ok ? storedInInbox(rendered, now) : renderFailed(rendered) };
 }
 
 const recorded = (m: NewMessage): RecordedMessage => ({
@@ -136,17 +118,9 @@ async function recordMessages(
         .filter((m) => m.channel === channel)
         .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
     );
-  await publishInboxEvents(
+  await statusesChanged(
     trx,
-    inserted
-      .filter((m) => m.status === 'delivered' && m.recipient_type === 'user' && m.distinct_id !== null)
-      .map((m) => ({
-        workspaceId,
-        distinctId: m.distinct_id!,
-        tenantId: m.tenant_id,
-        event: 'new_notification' as const,
-        data: { n_id: m.id },
-      })),
+    inserted.map((m) => ({ ...m, workspace_id: workspaceId })),
   );
   return inserted.map((m) => ({ id: m.id, channel: m.channel, status: m.status }));
 }

@@ -3,7 +3,7 @@ import type { Db, Trx } from '../db/database.js';
 import { conditionsHold } from '../domain/expressions.js';
 import type { RunStep, StepNote } from '../domain/run-steps.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
-import { lockRun, saveRunProgress, type LockedRun } from '../repositories/runs.js';
+import type { LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
 import type { DeliveryFacts, NodeResult, RunContext } from './nodes/types.js';
@@ -27,7 +27,7 @@ export interface RunnerDeps {
   httpTimeoutMs: number;
   /** Where the HTTP nodes may call (src/channels/outbound.ts). */
   outbound: OutboundPolicy;
-  log: { error(object: object, message: string): void };
+  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
   /** Renders inbox messages in the step (src/engine/run-scope.ts). */
   render: StepRenderer;
 }
@@ -198,16 +198,17 @@ const callStep = (tree: unknown, position: Position, at: number, note: StepNote)
 /** Stores an outside call's answer and moves past its node, unless another worker already did. */
 async function storeCall(
   deps: RunnerDeps,
-  trx: Db,
+  trx: Trx,
   runId: string,
   position: Position,
   output: Record<string, unknown>,
 ) {
-  const run = await lockRun(trx, runId);
+  const scope = singleRunScope(trx, deps);
+  const run = await scope.lock(runId);
   if (!run || run.status !== 'running' || !samePosition(run.position, position)) return false;
   const tree = await runTree(trx, run);
   const next = nextPosition(tree, position);
-  await saveRunProgress(trx, runId, {
+  await scope.save(runId, {
     status: 'running',
     position: next ?? [Number.MAX_SAFE_INTEGER],
     data: { ...(run.run_data as Record<string, unknown>), ...output },
@@ -217,25 +218,34 @@ async function storeCall(
 }
 
 /** Ends the run at its outside call, failed, unless another worker already moved it on. */
-async function failCall(deps: RunnerDeps, trx: Db, runId: string, position: Position, error: string) {
-  const run = await lockRun(trx, runId);
+async function failCall(deps: RunnerDeps, trx: Trx, runId: string, position: Position, error: string) {
+  const scope = singleRunScope(trx, deps);
+  const run = await scope.lock(runId);
   if (!run || run.status !== 'running' || !samePosition(run.position, position)) return;
   const tree = await runTree(trx, run);
-  await saveRunProgress(trx, runId, {
+  await scope.save(runId, {
     status: 'failed',
     position,
     steps: [callStep(tree, position, deps.now(), { outcome: 'failed', detail: { error } })],
   });
 }
 
+/** Runs' steps (`ids` sorted) in the caller's transaction: one run with its own reads and writes, several with the batch's. */
+async function stepIn(deps: RunnerDeps, trx: Trx, ids: string[], jobOf: (runId: string) => HandledJob | undefined) {
+  const scope = ids.length === 1 ? singleRunScope(trx, deps) : await batchRunScope(trx, deps, ids);
+  const results = new Map<string, StepOutcome>();
+  for (const id of ids) results.set(id, await step(deps, trx, id, scope, jobOf(id)));
+  await scope.flush();
+  return results;
+}
+
+/** Runs' steps in a transaction of their own. */
+const stepTogether = (deps: RunnerDeps, ids: string[], jobOf: (runId: string) => HandledJob | undefined) =>
+  deps.db.transaction().execute((trx) => stepIn(deps, trx, ids, jobOf));
+
 /** One run's step in its own transaction. */
-const stepOne = (deps: RunnerDeps, runId: string, job?: HandledJob) =>
-  deps.db.transaction().execute(async (trx) => {
-    const scope = singleRunScope(trx, deps);
-    const next = await step(deps, trx, runId, scope, job);
-    await scope.flush();
-    return next;
-  });
+const stepOne = async (deps: RunnerDeps, runId: string, job?: HandledJob) =>
+  (await stepTogether(deps, [runId], () => job)).get(runId) ?? null;
 
 /** After a step stopped at an outside call: the call, its answer stored, and the next steps, until the run waits or ends. */
 async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutcome, job?: HandledJob) {
@@ -258,8 +268,10 @@ async function continueAfter(deps: RunnerDeps, runId: string, outcome: StepOutco
   }
 }
 
+/** One run's step and what follows it: a run job of one (tests drive runs with it). */
 export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJob) {
-  await continueAfter(deps, runId, await stepOne(deps, runId, job), job);
+  const rest = await stepRuns(deps, [{ runId, job: job ?? { id: runId } }]);
+  await rest(runId);
 }
 
 /**
@@ -269,33 +281,65 @@ export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJ
  */
 export async function stepNewRuns(deps: RunnerDeps, trx: Trx, runIds: string[]): Promise<string[]> {
   if (runIds.length === 0) return [];
-  const ids = [...runIds].sort();
-  const scope = await batchRunScope(trx, deps, ids);
-  const calling: string[] = [];
-  for (const id of ids) if (await step(deps, trx, id, scope)) calling.push(id);
-  await scope.flush();
-  return calling;
+  const outcomes = await stepIn(deps, trx, [...runIds].sort(), () => undefined);
+  return [...outcomes].flatMap(([id, outcome]) => (outcome ? [id] : []));
 }
 
 /**
- * Many runs' steps in one transaction (a fetched batch of run jobs): a fixed number of statements
- * for the batch's reads and writes, whatever its size (src/engine/run-scope.ts). Returns what is
- * left to do for each run after the commit: its outside call, if its step stopped at one.
+ * Runs' steps in one transaction (a fetched batch of run jobs; a single job is a batch of one): a
+ * fixed number of statements for the batch's reads and writes, whatever its size
+ * (src/engine/run-scope.ts). Returns what is left to do for each run after the commit: its outside
+ * call, if its step stopped at one.
  */
 export async function stepRuns(deps: RunnerDeps, jobs: { runId: string; job: HandledJob }[]) {
   const byRun = new Map(jobs.map(({ runId, job }) => [runId, job]));
   const ids = [...byRun.keys()].sort();
-  const outcomes = await deps.db.transaction().execute(async (trx) => {
-    const scope = await batchRunScope(trx, deps, ids);
-    const results = new Map<string, StepOutcome>();
-    for (const id of ids) results.set(id, await step(deps, trx, id, scope, byRun.get(id)));
-    await scope.flush();
-    return results;
-  });
+  const outcomes = await stepTogether(deps, ids, (runId) => byRun.get(runId));
   // A run fetched twice in one batch (a duplicate job) continues once.
   return (runId: string) => {
     const outcome = outcomes.get(runId) ?? null;
     outcomes.delete(runId);
     return continueAfter(deps, runId, outcome, byRun.get(runId));
   };
+}
+
+/**
+ * A run-batch job (a fan-out page's new runs): their steps together, else one by one. A run that fails
+ * on its own does not fail its batch-mates' job: it goes on as a run job of its own (retried, and
+ * finally failed, as any run), and the batch job completes.
+ */
+export async function stepRunBatch(deps: RunnerDeps, batchJobId: string, runIds: string[]) {
+  const handled = { id: batchJobId };
+  let rest: (runId: string) => Promise<void>;
+  try {
+    rest = await stepRuns(
+      deps,
+      runIds.map((runId) => ({ runId, job: handled })),
+    );
+  } catch (error) {
+    deps.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
+    rest = (runId) => advanceRun(deps, runId, handled);
+  }
+  const failed: string[] = [];
+  for (const runId of runIds)
+    await rest(runId).catch((error: unknown) => {
+      deps.log.error(
+        { err: error, queue: QUEUES.runBatch, job_id: batchJobId, run_id: runId },
+        'run of a batch failed; it goes on as a run job of its own',
+      );
+      failed.push(runId);
+    });
+  if (failed.length === 0) return;
+  // After the queue's first retry delay, as the run's own job would be retried; if this send fails,
+  // the batch job fails and is retried whole (a run already moved on is not stepped again).
+  await deps.db.transaction().execute((trx) =>
+    deps.queue.sendMany(
+      trx,
+      QUEUES.run,
+      failed.map((runId) => ({
+        data: { runId } satisfies RunJob,
+        options: { id: jobId('run-alone', runId, batchJobId), startAfter: 1 },
+      })),
+    ),
+  );
 }

@@ -26,15 +26,11 @@ export interface NewMessage {
   reason: string | null;
   vendor: { name: string; nickname: string | null } | null;
   template_slug: string | null;
-  /** A message delivered as it is recorded (the inbox): its outcome, written by the same insert. */
-  delivered?: {
-    status: string;
-    reason: string | null;
-    content: Record<string, unknown> | null;
-    template: Record<string, unknown> | null;
-    error: unknown;
-    attempts: unknown[];
-  };
+  /**
+   * A message settled as it is recorded (the inbox): its outcome, written by the same insert, in the shape a
+   * delivery's outcome is saved in (`DeliveryUpdate`).
+   */
+  delivered?: DeliveryUpdate;
 }
 
 /**
@@ -59,13 +55,13 @@ export async function insertMessages(trx: Db, workspaceId: number, messages: New
         ...(delivered
           ? {
               status: delivered.status,
-              reason: delivered.reason,
-              content: delivered.content === null ? null : JSON.stringify(delivered.content),
-              error: delivered.error === null ? null : JSON.stringify(delivered.error),
-              attempts: JSON.stringify(delivered.attempts),
-              ...(delivered.status === 'delivered'
-                ? { triggered_at: sql<Date>`now()`, sent_at: sql<Date>`now()`, delivered_at: sql<Date>`now()` }
-                : {}),
+              reason: delivered.reason ?? null,
+              content: delivered.content ? JSON.stringify(delivered.content) : null,
+              error: delivered.error ? JSON.stringify(delivered.error) : null,
+              attempts: JSON.stringify(delivered.attempt ? [delivered.attempt] : []),
+              ...(delivered.triggered ? { triggered_at: sql<Date>`now()` } : {}),
+              ...(delivered.sent ? { sent_at: sql<Date>`now()` } : {}),
+              ...(delivered.delivered ? { delivered_at: sql<Date>`now()` } : {}),
             }
           : {}),
       })),

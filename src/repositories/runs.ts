@@ -111,11 +111,7 @@ export const findRuns = (db: Db, runIds: string[]) =>
     .execute();
 export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 
-export async function saveRunProgress(
-  trx: Db,
-  runId: string,
-  progress: RunProgress & { data?: Record<string, unknown> },
-) {
+export async function saveRunProgress(trx: Db, runId: string, progress: RunProgress) {
   await trx
     .updateTable('workflow_runs')
     .set({
@@ -130,8 +126,17 @@ export async function saveRunProgress(
     .execute();
 }
 
-/** A step's end: the run's status and position, and the trace of what the step did (appended to the run's). */
-export type RunProgress = { status: string; position: number[]; resumeAt?: Date | null; steps?: RunStep[] };
+/**
+ * A step's end: the run's status and position, and the trace of what the step did (appended to the run's); `data`,
+ * when given, replaces the run's data (an outside call's answer merged in).
+ */
+export type RunProgress = {
+  status: string;
+  position: number[];
+  resumeAt?: Date | null;
+  steps?: RunStep[];
+  data?: Record<string, unknown>;
+};
 
 /**
  * The progress of many runs in one statement (a batch of run steps). The ids are also given as an
@@ -146,10 +151,11 @@ export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: s
     position: p.position,
     resume_at: p.resumeAt ? p.resumeAt.toISOString() : null,
     steps: p.steps ?? [],
+    data: p.data ?? null,
   }));
   await sql`update workflow_runs r set status = w.status, position = w.position, resume_at = w.resume_at,
-      steps = r.steps || w.steps, updated_at = now()
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz, steps jsonb)
+      steps = r.steps || w.steps, data = coalesce(w.data, r.data), updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz, steps jsonb, data jsonb)
     where r.id = w.id and r.id = any(${rows.map((row) => row.id)}::text[])${sql.raw(PLANNED_EACH_TIME)}`.execute(trx);
 }
 
