@@ -115,7 +115,7 @@ describe('herald/testing differs from Herald only where the docs say', () => {
       });
       await herald.clock.advance(0);
       expect(await decisions(herald.baseUrl, herald.apiKey)).toEqual(heraldDecisions);
-      expect(heraldDecisions).toEqual(['eq-alan: not_to_be_triggered/user_opted_out', 'eq-barbara: sent_by_vendor']);
+      expect(heraldDecisions).toEqual(['eq-alan: not_to_be_triggered/user_opt_out', 'eq-barbara: sent_by_vendor']);
       const [delivery, ...more] = herald.deliveries();
       expect(more).toEqual([]);
       expect(delivery).toMatchObject({ to: 'eq-barbara@example.com', networked: false, outcome: 'sent' });
