@@ -12,6 +12,7 @@ import { iso } from './schemas/common.js';
 import { runHerald } from './server.js';
 import { doctor, migrationStatus, withDatabase } from './doctor.js';
 import { readFileSync } from 'node:fs';
+import { exportWorkspaceFiles, importWorkspaceFiles, type ManagementClient } from './workspace-files.js';
 
 const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or embedded storage in DATA_DIR)
 
@@ -26,6 +27,12 @@ const USAGE = `herald: admin tasks on the configured database (DATABASE_URL, or 
   herald service-token create [--actor-name N --actor-email E]
   herald service-token revoke <id-or-token>
   herald api-key create --workspace <slug> [--name N]
+  herald import --dir DIR --url URL --workspace <slug>
+                                                   commit the workflows, templates, categories and vendors of DIR
+                                                   to a running Herald (only what differs; service token in
+                                                   HERALD_SERVICE_TOKEN); docs/testing-your-notifications.md
+  herald export --dir DIR --url URL --workspace <slug>
+                                                   write a running Herald's live configuration into DIR
   herald serve                                     the API only (PostgreSQL: workers run apart)
   herald worker                                    the worker only (PostgreSQL: APIs run apart)
 
@@ -42,6 +49,8 @@ const options = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
   status: { type: 'boolean' },
+  dir: { type: 'string' },
+  url: { type: 'string' },
 } as const;
 
 /** package.json's version: beside dist/ (../../ from dist/src/cli.js) or the sources (../ from src/cli.ts). */
@@ -58,6 +67,36 @@ function heraldVersion(): string {
     }
   }
   return 'unknown';
+}
+
+/**
+ * `herald import` and `herald export`: a running Herald's management API, not the database, so they work
+ * against any instance (a colleague's, staging, production) the service token reaches.
+ */
+async function workspaceFiles(command: 'import' | 'export', flags: Flags): Promise<number> {
+  const token = process.env.HERALD_SERVICE_TOKEN;
+  if (!flags.dir || !flags.url || !flags.workspace || !token)
+    throw new UsageError(
+      `${command} needs --dir, --url (the management API, like http://localhost:3000/management/), --workspace ` +
+        'and the service token in HERALD_SERVICE_TOKEN',
+    );
+  const client: ManagementClient = {
+    managementUrl: flags.url.endsWith('/') ? flags.url : `${flags.url}/`,
+    serviceToken: token,
+    workspace: flags.workspace,
+  };
+  if (command === 'export') {
+    const files = await exportWorkspaceFiles(client, flags.dir);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ dir: flags.dir, files })}\n`);
+    else for (const file of files) process.stdout.write(`wrote ${file}\n`);
+    return 0;
+  }
+  const result = await importWorkspaceFiles(client, flags.dir);
+  if (flags.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else
+    for (const [kind, names] of Object.entries(result))
+      for (const name of names as string[]) process.stdout.write(`${kind}: ${name}\n`);
+  return 0;
 }
 
 /** Read-only commands: they open the database without migrating it (src/doctor.ts). Exit 1 when a check fails. */
@@ -206,6 +245,16 @@ async function main(argv: string[]): Promise<number | undefined> {
       if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
       process.stderr.write(`herald: ${message}\n`);
       return 1;
+    }
+  }
+  if (positionals.length === 1 && (positionals[0] === 'import' || positionals[0] === 'export')) {
+    try {
+      return await workspaceFiles(positionals[0], flags);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (flags.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+      process.stderr.write(`herald: ${message}\n${error instanceof UsageError ? `\n${USAGE}\n` : ''}`);
+      return error instanceof UsageError ? 2 : 1;
     }
   }
   if (flags.help || positionals.length === 0) {

@@ -45,7 +45,7 @@ export const deliveryQueue = (channel: string): QueueName =>
     : QUEUES.deliver;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES] | DeliveryQueueName;
-const ALL_QUEUES: QueueName[] = [...Object.values(QUEUES), ...PROVIDER_CHANNELS.map(deliveryQueue)];
+export const ALL_QUEUES: QueueName[] = [...Object.values(QUEUES), ...PROVIDER_CHANNELS.map(deliveryQueue)];
 
 export interface QueueOptions {
   /** PostgreSQL: the connection string pg-boss opens its own pool on. */
@@ -66,6 +66,12 @@ export interface QueueOptions {
   heartbeatSeconds?: number;
   /** How often lost jobs are looked for (default 10). */
   superviseSeconds?: number;
+  /**
+   * The emulator's clock (src/testing.ts): how far the engine's time runs ahead of the database's. A job
+   * scheduled for an instant of the engine's time is due that much earlier by the database's `now()`, which
+   * pg-boss reads. Absent in a running Herald, where both read the same time.
+   */
+  aheadMs?: () => number;
   /** Tracing on: pg-boss's spans, and each job carries its sender's trace context (docs/operations.md, "Traces"). */
   tracing?: boolean;
 }
@@ -106,7 +112,8 @@ export class Queue {
   private readonly stopping = new AbortController();
   private readonly jobExpireSeconds: number;
   private readonly heartbeatSeconds: number;
-  private readonly schema: string;
+  readonly schema: string;
+  private readonly aheadMs: (() => number) | undefined;
   private readonly wakes = new Map<
     QueueName,
     { timer?: NodeJS.Timeout; inFlight: boolean; again: boolean; last: number }
@@ -117,6 +124,7 @@ export class Queue {
     this.heartbeatSeconds = options.heartbeatSeconds ?? 10;
     this.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
     this.schema = options.schema ?? 'pgboss';
+    this.aheadMs = options.aheadMs;
     const common = {
       schema: this.schema,
       useListenNotify: true,
@@ -178,9 +186,15 @@ export class Queue {
     this.boss.on('error', listener);
   }
 
+  /** A start time of the engine's clock on the database's (the emulator's clock runs ahead of it). */
+  private dueOn<T extends JobOptions | undefined>(options: T): T {
+    if (!this.aheadMs || !(options?.startAfter instanceof Date)) return options;
+    return { ...options, startAfter: new Date(options.startAfter.getTime() - this.aheadMs()) };
+  }
+
   /** One job, written by the caller's transaction. */
   async send(trx: Db, name: QueueName, data: object, options: JobOptions = {}) {
-    await this.boss.send(name, data, { ...options, db: onTransaction(trx) });
+    await this.boss.send(name, data, { ...this.dueOn(options), db: onTransaction(trx) });
   }
 
   /** Many jobs in one statement, written by the caller's transaction. */
@@ -188,7 +202,7 @@ export class Queue {
     if (jobs.length === 0) return;
     await this.boss.insert(
       name,
-      jobs.map((job) => ({ ...job.options, data: job.data })),
+      jobs.map((job) => ({ ...this.dueOn(job.options), data: job.data })),
       { db: onTransaction(trx) },
     );
   }
@@ -213,7 +227,7 @@ export class Queue {
     } as IDatabase;
     await this.boss.insert(
       name,
-      jobs.map((job) => ({ ...job.options, data: job.data })),
+      jobs.map((job) => ({ ...this.dueOn(job.options), data: job.data })),
       { db: combined },
     );
   }

@@ -1,0 +1,144 @@
+import { Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHerald, type TestHerald } from 'herald/testing';
+
+/**
+ * herald/testing's clock (docs/testing-your-notifications.md, "The clock"): one `advance` runs every
+ * wait that falls due within it, in order and each at its own time; rate limits count by the same clock.
+ */
+
+const START = '2026-03-02T07:00:00Z';
+const text = (label: string) => ({ name: label, node_type: 'send_email', template: 'note' });
+
+describe('herald/testing: the clock', () => {
+  let herald: TestHerald;
+  let supr: InstanceType<typeof Suprsend>;
+  const manage = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${herald.managementUrl}${path}`, {
+      method,
+      headers: { authorization: `ServiceToken ${herald.serviceToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+  const ws = () => herald.workspace;
+
+  beforeAll(async () => {
+    herald = await startHerald({ now: START });
+    supr = new Suprsend(herald.workspaceKey, herald.workspaceSecret, { base_url: herald.baseUrl });
+    await manage('POST', `v1/${ws()}/preference_category/?commit=true`, {
+      root_categories: [
+        { root_category: 'system', sections: [] },
+        {
+          root_category: 'transactional',
+          sections: [
+            { name: 'All', categories: [{ category: 'alerts', name: 'Alerts', default_preference: 'opt_in' }] },
+          ],
+        },
+        { root_category: 'promotional', sections: [] },
+      ],
+    });
+    await manage('POST', `v2/${ws()}/template/note/`, { name: 'Note', enabled_channels: ['email'] });
+    await manage('POST', `v2/${ws()}/template/note/channel/email/variant/default/`, {
+      locale: 'en',
+      content: { subject: 'Note', html: '<p>{{label}}</p>' },
+    });
+    await manage('PATCH', `v2/${ws()}/template/note/commit/`, {});
+    await manage('POST', `v1/${ws()}/vendor/`, {
+      channel: 'email',
+      provider: 'smtp',
+      is_default: true,
+      config: { host: 'smtp.example.com', from_email: 'alerts@example.com' },
+    });
+    await supr.users.upsert('ada', { $email: ['ada@example.com'] } as never);
+  });
+  afterAll(() => herald?.close());
+
+  const workflow = (slug: string, nodes: unknown[], extra: Record<string, unknown> = {}) =>
+    manage('POST', `v1/${ws()}/workflow/${slug}/?commit=true`, {
+      name: slug,
+      category: 'alerts',
+      trigger_type: 'api',
+      tree: { nodes, ...extra },
+    });
+  const trigger = (slug: string, data: Record<string, unknown> = {}) =>
+    supr.workflows.trigger(new WorkflowTriggerRequest({ workflow: slug, recipients: ['ada'], data }));
+  const sent = (slug: string) =>
+    herald
+      .deliveries()
+      .filter((delivery) => delivery.workflow.slug === slug)
+      .map((delivery) => ({ node: delivery.workflow.node_ref, at: delivery.at.slice(0, 16) }));
+
+  it('starts where it was told and moves only when advanced', async () => {
+    expect(Math.abs(herald.clock.now() - Date.parse(START))).toBeLessThan(300_000);
+    const before = herald.clock.now();
+    await herald.clock.advance('2h30m');
+    const moved = herald.clock.now() - before;
+    expect(moved).toBeGreaterThanOrEqual(9_000_000);
+    expect(moved).toBeLessThan(9_000_000 + 60_000);
+    await expect(herald.clock.advance('soon')).rejects.toThrow(/duration like 1d2h30m/);
+  });
+
+  it('fires a delay, a time window and a wait-until timeout in order, each at its own time, in one advance', async () => {
+    // The clock reads 09:30 UTC (the test above moved it): delay to 10:30, the window opens at 12:00, the
+    // wait-until gives up half an hour later.
+    await workflow('day', [
+      text('start'),
+      { name: 'hour', node_type: 'delay', delay_type: 'fixed', duration: '1h' },
+      text('after-delay'),
+      {
+        name: 'noon',
+        node_type: 'timewindow',
+        windows: [{ frequency: 'daily', stime: '12:00', etime: '13:00' }],
+        tz_selection: 'fixed',
+        tz_fixed: 'UTC',
+      },
+      text('in-window'),
+      {
+        name: 'wait',
+        node_type: 'branch_waituntil',
+        branches: [
+          {
+            name: 'paid',
+            conditions: [{ type: 'future_event', event_name: 'paid', event_conditions: [] }],
+            nodes: [text('paid')],
+          },
+          {
+            name: 'timeout',
+            is_default: true,
+            conditions: [{ type: 'delay', delay_properties: { delay_type: 'fixed', value: '30m' } }],
+            nodes: [text('timed-out')],
+          },
+        ],
+      },
+    ]);
+    await trigger('day');
+    await herald.clock.advance('1d');
+    const day = herald.deliveries().filter((delivery) => delivery.workflow.slug === 'day');
+    // The four sends of the tree, one per node, each at its time by Herald's clock: an hour after the
+    // first (up to a minute of real time on a busy machine), when the window opens, half an hour later.
+    expect(new Set(day.map((delivery) => delivery.workflow.node_ref)).size).toBe(4);
+    const [start, afterDelay, inWindow, timedOut] = day.map((delivery) => Date.parse(delivery.at));
+    expect(afterDelay! - start!).toBeGreaterThanOrEqual(3_600_000);
+    expect(afterDelay! - start!).toBeLessThan(3_600_000 + 60_000);
+    expect(new Date(inWindow!).toISOString().slice(0, 16)).toBe('2026-03-02T12:00');
+    expect(new Date(timedOut!).toISOString().slice(0, 16)).toBe('2026-03-02T12:30');
+  });
+
+  it('counts a rate limit by the same clock', async () => {
+    await workflow('limited', [text('limited')], { ratelimit: { count: 1, sliding_window: '1h' } });
+    await trigger('limited');
+    await trigger('limited');
+    await herald.clock.advance(0);
+    expect(sent('limited')).toHaveLength(1);
+    await herald.clock.advance('59m');
+    await trigger('limited');
+    await herald.clock.advance(0);
+    expect(sent('limited')).toHaveLength(1);
+    await herald.clock.advance('2m');
+    await trigger('limited');
+    await herald.clock.advance(0);
+    expect(sent('limited')).toHaveLength(2);
+  });
+});
