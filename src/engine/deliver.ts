@@ -8,7 +8,7 @@ import { outcomeFromNetworkError } from '../channels/provider.js';
 import { timeoutOf } from '../channels/providers/shared.js';
 import { findMessagesByIds, type DeliveryUpdate, type MessageRow } from '../repositories/messages.js';
 import { findRuns, type LockedRun } from '../repositories/runs.js';
-import { findVendor } from '../repositories/vendors.js';
+import { findChannelVendor } from '../repositories/vendors.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { FailTogether } from './job-handler.js';
 import { jobId } from './job-ids.js';
@@ -132,19 +132,7 @@ async function chooseVendor(
   workspaceId: number,
   channel: string,
 ): Promise<ChosenVendor | undefined> {
-  const { db } = deps;
-  const vendors = await db
-    .selectFrom('vendors')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('channel', '=', channel)
-    .where('is_active', '=', true)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .execute();
-  const vendor = vendors[0] ? await findVendor(db, workspaceId, vendors[0].id) : undefined;
+  const vendor = await findChannelVendor(deps.db, workspaceId, channel);
   const provider = vendor ? deps.providers.get(vendor.provider) : undefined;
   if (!vendor || !provider) return undefined;
   return {

@@ -13,7 +13,7 @@ import {
 import { findTenantOverlay } from '../repositories/tenant-preferences.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
-import { findActiveVendors } from '../repositories/vendors.js';
+import { findChannelVendors } from '../repositories/vendors.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
@@ -140,7 +140,7 @@ export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
     namespaces: (run, recipient) => loadNamespacesOne(trx, run, recipient),
     async facts(run, recipient, namespaces) {
       const live = await findLivePreferenceCategories(trx, run.workspace_id);
-      const vendors = await findActiveVendors(trx, run.workspace_id);
+      const vendors = await findChannelVendors(trx, run.workspace_id);
       const preferences =
         recipient.userId !== null
           ? preferenceStateOf(
@@ -177,7 +177,7 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
   const runs = new Map((await lockRuns(trx, runIds)).map((run) => [run.id, run]));
   const world = await loadRunsWorld(trx, runs.values());
   const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();
-  const vendors = new Map<string, ReturnType<typeof findActiveVendors>>();
+  const vendors = new Map<string, ReturnType<typeof findChannelVendors>>();
   const overlays = new Map<string, ReturnType<typeof findTenantOverlay>>();
   const preferenceRows = new Map<string, ReturnType<typeof findPreferenceRowsOfUsers>>();
   const progress = new Map<string, RunProgress & { id: string }>();
@@ -194,7 +194,7 @@ export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]):
       const ws = String(run.workspace_id);
       const tenantKey = `${ws}\u0000${run.tenant_id}`;
       const categories = await memo(live, ws, () => findLivePreferenceCategories(trx, run.workspace_id));
-      const active = await memo(vendors, ws, () => findActiveVendors(trx, run.workspace_id));
+      const active = await memo(vendors, ws, () => findChannelVendors(trx, run.workspace_id));
       let preferences: DeliveryFacts['preferences'] = { choices: new Map(), restricted: new Set<string>() };
       if (recipient.userId !== null) {
         // Every user of this workspace and tenant in the batch, in one pass.

@@ -1,5 +1,6 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/types.js';
 import type { VendorsTable } from '../db/engine-types.js';
 
 export type VendorRow = Selectable<VendorsTable>;
@@ -33,17 +34,28 @@ export function findVendor(db: Db, workspaceId: number, id: string, options: { l
   return query.executeTakeFirst();
 }
 
-/** The vendor each channel delivers through: the default active one, else the oldest active one. */
-export async function findActiveVendors(db: Db, workspaceId: number) {
-  const rows = await db
-    .selectFrom('vendors')
-    .select(['id', 'channel', 'provider', 'nickname'])
-    .where('workspace_id', '=', workspaceId)
-    .where('is_active', '=', true)
-    .orderBy('is_default', 'desc')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+/**
+ * The rule that picks the vendor a channel delivers through (docs/engine.md, "Deliveries"): among its active
+ * vendors, the default one, else the oldest, ties by id. `findChannelVendor` and `findChannelVendors` both read
+ * through it: the one home of "which vendor sends on this channel".
+ */
+const inChoiceOrder = <Q extends SelectQueryBuilder<Database, 'vendors', object>>(query: Q): Q =>
+  query.where('is_active', '=', true).orderBy('is_default', 'desc').orderBy('created_at').orderBy('id') as Q;
+
+/** The vendor of a channel now (the whole row), or none: one statement. */
+export function findChannelVendor(db: Db, workspaceId: number, channel: string) {
+  return inChoiceOrder(
+    db.selectFrom('vendors').select(COLUMNS).where('workspace_id', '=', workspaceId).where('channel', '=', channel),
+  )
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The vendor of each channel of a workspace (a run step's delivery decision reads them at once), keyed by channel. */
+export async function findChannelVendors(db: Db, workspaceId: number) {
+  const rows = await inChoiceOrder(
+    db.selectFrom('vendors').select(['id', 'channel', 'provider', 'nickname']).where('workspace_id', '=', workspaceId),
+  ).execute();
   const byChannel = new Map<string, { id: string; provider: string; nickname: string | null }>();
   for (const row of rows) if (!byChannel.has(row.channel)) byChannel.set(row.channel, row);
   return byChannel;
