@@ -35,7 +35,7 @@ const percentile = (sorted: number[], p: number) =>
 
 async function main() {
   const config = loadConfig({ LOG_LEVEL: 'silent', SECRET_KEY: SECRET, DATABASE_URL: process.env.DATABASE_URL });
-  const { db, engine } = createDatabase({ url: config.DATABASE_URL, dataDir: 'memory://', poolSize: 4 });
+  const { db, kind } = createDatabase({ url: config.DATABASE_URL, dataDir: 'memory://', poolSize: 4 });
   await migrateToLatest(db);
   const secretBox = new SecretBox(SECRET);
   const slug = `bench-segments-${Date.now()}`;
@@ -58,9 +58,9 @@ async function main() {
   await sql`analyze users`.execute(db);
   const seedMs = performance.now() - seedStart;
 
-  const app = await buildApp({ config, db, engine, secretBox });
+  const app = await buildApp({ config, db, databaseKind: kind, secretBox });
   await app.ready();
-  console.log(`engine ${engine}; ${USERS} users seeded in ${(seedMs / 1000).toFixed(1)} s; ${RUNS} runs per query`);
+  console.log(`database ${kind}; ${USERS} users seeded in ${(seedMs / 1000).toFixed(1)} s; ${RUNS} runs per query`);
   for (const [name, query] of Object.entries(QUERIES)) {
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
 import { trustProxyOf, type Config } from './config.js';
-import type { Db, Engine } from './db/database.js';
+import type { Db, DatabaseKind } from './db/database.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { CredentialListener, type CredentialListenerOptions } from './auth/credential-listener.js';
@@ -40,7 +40,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     db: Db;
-    engine: Engine;
+    databaseKind: DatabaseKind;
     secretBox: SecretBox;
     /** Where recipient-chosen destinations may be (src/channels/outbound.ts), from OUTBOUND_* config. */
     outbound: OutboundPolicy;
@@ -66,7 +66,7 @@ declare module 'fastify' {
 export interface AppDependencies {
   config: Config;
   db: Db;
-  engine: Engine;
+  databaseKind: DatabaseKind;
   secretBox: SecretBox;
   /** The durable queue (src/engine/queue.ts), started by the caller. */
   queue?: Queue;
@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.decorate('config', config);
   app.decorate('db', deps.db);
-  app.decorate('engine', deps.engine);
+  app.decorate('databaseKind', deps.databaseKind);
   app.decorate('secretBox', deps.secretBox);
   app.decorate('outbound', outboundPolicyOf(config));
   app.decorate('queue', deps.queue);
@@ -121,7 +121,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   // Several instances may share PostgreSQL: they hear each other's changes, or do not cache at all.
   const listener =
-    deps.engine === 'postgres' && config.DATABASE_URL && config.CREDENTIAL_CACHE_SIZE > 0
+    deps.databaseKind === 'postgres' && config.DATABASE_URL && config.CREDENTIAL_CACHE_SIZE > 0
       ? new CredentialListener({
           url: config.DATABASE_URL,
           cache: credentials,
@@ -135,7 +135,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     app.addHook('onClose', () => listener.stop());
     await listener.start();
   }
-  const segmentRunner = createSegmentRunner({ config, engine: deps.engine, db: deps.db, log: app.log });
+  const segmentRunner = createSegmentRunner({ config, databaseKind: deps.databaseKind, db: deps.db, log: app.log });
   app.decorate('segmentRunner', segmentRunner);
   app.addHook('onClose', () => segmentRunner.close());
   app.decorateRequest('auth', null as never);
@@ -229,13 +229,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
  * so the image's health check and the scraper reach it as they reach an API process.
  */
 export async function buildStatusApp(
-  deps: Pick<AppDependencies, 'config' | 'db' | 'engine' | 'queue' | 'logStream'>,
+  deps: Pick<AppDependencies, 'config' | 'db' | 'databaseKind' | 'queue' | 'logStream'>,
 ): Promise<FastifyInstance> {
   const { config, queue } = deps;
   const app = Fastify({ logger: loggerOptions(config.LOG_LEVEL, deps.logStream), genReqId: () => newUlid() });
   app.decorate('config', config);
   app.decorate('db', deps.db);
-  app.decorate('engine', deps.engine);
+  app.decorate('databaseKind', deps.databaseKind);
   for (const schema of sharedSchemas) app.addSchema(schema);
   app.setErrorHandler(errorHandler);
   await app.register(healthRoutes);

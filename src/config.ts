@@ -71,6 +71,26 @@ export const ConfigSchema = Type.Object({
    * list of proxy addresses and CIDR ranges; client addresses (rate limits, logs) then come from X-Forwarded-For.
    */
   TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|[0-9]{1,2}|[0-9A-Fa-f:./, ]+)$' }),
+  /**
+   * Messages, events, finished runs and executions, rate-limit slots and finished queue jobs older than this many
+   * days are purged (docs/operations.md, "Retention"); 0 keeps everything.
+   */
+  RETENTION_DAYS: Integer({ default: 90, minimum: 0, maximum: 36_500 }),
+  /**
+   * OpenTelemetry's standard variables (docs/operations.md, "Traces"): traces go out over OTLP when an endpoint is
+   * set and the SDK is not disabled. The SDK reads these (and the other OTEL_* variables) itself; they are checked
+   * here so that a mistyped protocol stops the start in one line instead of exporting nothing.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Optional(
+    Type.Union(['http/protobuf', 'http/json'].map((protocol) => Type.Literal(protocol))),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Type.Optional(
+    Type.Union(['http/protobuf', 'http/json'].map((protocol) => Type.Literal(protocol))),
+  ),
+  OTEL_TRACES_EXPORTER: Type.Optional(Type.Union(['otlp', 'console', 'none'].map((name) => Type.Literal(name)))),
+  OTEL_SDK_DISABLED: Type.Boolean({ default: false }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -163,6 +183,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     );
   }
   return Object.freeze(config);
+}
+
+/** Whether this process traces: an OTLP endpoint (or another traces exporter) is set, and the SDK is not disabled. */
+export function tracingOn(config: Config): boolean {
+  if (config.OTEL_SDK_DISABLED || config.OTEL_TRACES_EXPORTER === 'none') return false;
+  return Boolean(
+    config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || config.OTEL_TRACES_EXPORTER,
+  );
 }
 
 /** Where clients reach the two surfaces: PUBLIC_URL when set, else the listening address. */

@@ -1,6 +1,6 @@
 // First: refuses an older Node.js before anything else of Herald's runs.
 import './node-version.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, tracingOn } from './config.js';
 
 /** `npm start`: the API and the worker in one process (src/server.ts). */
 async function main() {
@@ -18,9 +18,12 @@ async function main() {
     api: config.HERALD_ROLE !== 'worker',
     worker: config.HERALD_ROLE !== 'api',
   };
+  // Tracing first, before the server's modules load (its pg instrumentation patches pg as it loads); tracing off,
+  // nothing of the OpenTelemetry SDK loads at all.
+  const tracing = tracingOn(config) ? (await import('./telemetry/tracing.js')).startTracing() : undefined;
   // Loaded once the configuration is known good: a bad variable is reported without loading the whole server.
   const { runHerald } = await import('./server.js');
-  await runHerald(config, roles);
+  await runHerald(config, roles, tracing);
 }
 
 main().catch((error) => {

@@ -2,7 +2,7 @@ import { buildApp, buildStatusApp } from './app.js';
 import { outboundPolicyOf } from './channels/outbound.js';
 import { providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
-import { surfaceUrls, type Config } from './config.js';
+import { surfaceUrls, tracingOn, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
 import { Engine } from './engine/engine.js';
 import { Queue } from './engine/queue.js';
@@ -51,7 +51,7 @@ function printHowToAuthenticate(config: Config) {
   );
 }
 
-export async function runHerald(config: Config, roles: Roles) {
+export async function runHerald(config: Config, roles: Roles, tracing?: { shutdown(): Promise<void> }) {
   if (!config.DATABASE_URL && !(roles.api && roles.worker))
     throw new Error(
       'the embedded database serves one process: run API and worker together (npm start) or set DATABASE_URL',
@@ -68,13 +68,14 @@ export async function runHerald(config: Config, roles: Roles) {
     jobExpireSeconds: config.QUEUE_JOB_EXPIRE_SECONDS,
     heartbeatSeconds: config.QUEUE_HEARTBEAT_SECONDS,
     superviseSeconds: config.QUEUE_SUPERVISE_SECONDS,
+    tracing: tracingOn(config),
   });
   await queue.start();
   const app = roles.api
     ? await buildApp({
         config,
         db: database.db,
-        engine: database.engine,
+        databaseKind: database.kind,
         pglite: database.pglite,
         secretBox: database.secretBox,
         queue,
@@ -83,7 +84,7 @@ export async function runHerald(config: Config, roles: Roles) {
   // A worker alone still answers health checks and scrapes on PORT.
   const statusApp = roles.api
     ? undefined
-    : await buildStatusApp({ config, db: database.db, engine: database.engine, queue });
+    : await buildStatusApp({ config, db: database.db, databaseKind: database.kind, queue });
   const options = loggerOptions(config.LOG_LEVEL);
   const log =
     app?.log ??
@@ -100,6 +101,7 @@ export async function runHerald(config: Config, roles: Roles) {
         log,
         concurrency: config.WORKER_CONCURRENCY,
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
+        retentionDays: config.RETENTION_DAYS,
         preferenceLinks: { signer: database.secretBox, publicUrl: surfaceUrls(config).base_url },
       })
     : undefined;
@@ -120,6 +122,7 @@ export async function runHerald(config: Config, roles: Roles) {
       await statusApp?.close();
       await queue.stop(8000);
       await database.close();
+      await tracing?.shutdown();
       log.info('shut down cleanly');
       process.exit(0);
     } catch (error) {
@@ -131,7 +134,7 @@ export async function runHerald(config: Config, roles: Roles) {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (app) {
-    const firstStart = database.engine === 'embedded' && (await countWorkspaces(database.db)) === 0;
+    const firstStart = database.kind === 'embedded' && (await countWorkspaces(database.db)) === 0;
     await app.listen({ port: config.PORT, host: config.HOST });
     if (firstStart)
       printCredentials(

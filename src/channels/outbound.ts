@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 
 /**
  * Where Herald may send a request whose destination a recipient chose (docs/channels.md, "Outbound destinations",
@@ -22,8 +22,20 @@ export interface OutboundPolicy {
   readonly allowedHosts: ReadonlySet<string>;
   /** Addresses and CIDR ranges allowed. */
   readonly allowedRanges: net.BlockList;
-  /** The HTTP agent whose connections resolve through the guard (one per policy: it pools connections). */
-  readonly agent: Agent;
+}
+
+/**
+ * undici, loaded at the first outbound request rather than at the start (it is a fifth of the modules a
+ * start loads that serve nothing before a delivery), and each policy's HTTP agent, whose connections
+ * resolve through the guard: one per policy, as it pools connections.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+const agents = new WeakMap<OutboundPolicy, Agent>();
+async function clientFor(policy: OutboundPolicy) {
+  const { Agent, fetch } = await (undici ??= import('undici'));
+  let agent = agents.get(policy);
+  if (!agent) agents.set(policy, (agent = new Agent({ connect: { lookup: guardedLookup(policy) } })));
+  return { agent, fetch };
 }
 
 const ranges = (entries: [string, number][]) => {
@@ -205,7 +217,8 @@ export async function fetchGuarded(
   const refusal = urlRefusal(url, policy);
   if (refusal) throw refusal;
   try {
-    return (await undiciFetch(url, { ...init, redirect: 'manual', dispatcher: policy.agent })) as unknown as Response;
+    const client = await clientFor(policy);
+    return (await client.fetch(url, { ...init, redirect: 'manual', dispatcher: client.agent })) as unknown as Response;
   } catch (error) {
     throw destinationRefusalIn(error) ?? error;
   }
@@ -263,15 +276,7 @@ export function parseAllowedHosts(value: string): { hosts: Set<string>; ranges: 
 
 export function outboundPolicy(settings: { allowPrivate?: boolean; allowedHosts?: string } = {}): OutboundPolicy {
   const { hosts, ranges: allowedRanges } = parseAllowedHosts(settings.allowedHosts ?? '');
-  const policy: Omit<OutboundPolicy, 'agent'> = {
-    allowPrivate: settings.allowPrivate ?? false,
-    allowedHosts: hosts,
-    allowedRanges,
-  };
-  return Object.freeze({
-    ...policy,
-    agent: new Agent({ connect: { lookup: guardedLookup(policy as OutboundPolicy) } }),
-  });
+  return Object.freeze({ allowPrivate: settings.allowPrivate ?? false, allowedHosts: hosts, allowedRanges });
 }
 
 /** The policy of a process configured with OUTBOUND_ALLOW_PRIVATE and OUTBOUND_ALLOWED_HOSTS. */

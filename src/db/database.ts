@@ -13,15 +13,16 @@ export type Db = Kysely<Database>;
  * stand or fall together, or NOTIFY take this, so passing the pool does not compile.
  */
 export type Trx = Transaction<Database>;
-export type Engine = 'postgres' | 'embedded';
+/** Which database Herald runs on: PostgreSQL (`DATABASE_URL`) or the embedded PGlite. */
+export type DatabaseKind = 'postgres' | 'embedded';
 
 export interface DatabaseOptions {
-  /** PostgreSQL connection string; without it the embedded engine is used. */
+  /** PostgreSQL connection string; without it the embedded database (PGlite) is used. */
   url?: string;
   poolSize?: number;
-  /** Embedded engine folder; `memory://` keeps it in memory (tests). */
+  /** Embedded database folder; `memory://` keeps it in memory (tests). */
   dataDir?: string;
-  /** Embedded engine: start from this dump (`PGlite.dumpDataDir`) instead of an empty database (tests). */
+  /** Embedded database: start from this dump (`PGlite.dumpDataDir`) instead of an empty database (tests). */
   loadDataDir?: Blob;
   /** How long a request waits for a connection before failing. */
   timeoutMs?: number;
@@ -38,14 +39,14 @@ export interface DatabaseOptions {
 
 export interface DatabaseHandle {
   db: Db;
-  engine: Engine;
+  kind: DatabaseKind;
   /** The embedded database itself: the durable queue talks to it beside Kysely (src/engine/queue.ts). */
   pglite?: PGlite;
 }
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
-/** int8 and numeric come back as JS numbers on both engines (ids and counts stay far below 2^53). */
+/** int8 and numeric come back as JS numbers on both databases (ids and counts stay far below 2^53). */
 const toNumber = (value: string) => Number(value);
 
 export { MAX_BIND_PARAMETERS } from './bind-limit.js';
@@ -142,12 +143,12 @@ function embeddedDialect(options: DatabaseOptions) {
 }
 
 export function createDatabase(options: DatabaseOptions): DatabaseHandle {
-  const engine: Engine = options.url ? 'postgres' : 'embedded';
+  const kind: DatabaseKind = options.url ? 'postgres' : 'embedded';
   const dialect = options.url ? postgresDialect({ ...options, url: options.url }) : embeddedDialect(options);
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect,
     log: onQuery ? (event) => void (event.level === 'query' && onQuery(event)) : undefined,
   });
-  return dialect instanceof HeraldPGliteDialect ? { db, engine, pglite: dialect.pglite } : { db, engine };
+  return dialect instanceof HeraldPGliteDialect ? { db, kind, pglite: dialect.pglite } : { db, kind };
 }

@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 
 /**
  * Hears one NOTIFY channel: on PostgreSQL on a dedicated LISTEN connection (any process may have
- * notified), reconnecting with backoff; on the embedded engine from PGlite itself, where writer
+ * notified), reconnecting with backoff; on the embedded database from PGlite itself, where writer
  * and listener are one process. A notification sent while disconnected is lost.
  */
 export class NotifyListener {

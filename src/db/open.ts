@@ -54,7 +54,7 @@ export async function openDatabase(config: Config): Promise<OpenDatabase> {
   try {
     await migrateToLatest(handle.db);
     await checkSecretKey(handle.db, secretKey);
-    if (handle.engine === 'postgres') {
+    if (handle.kind === 'postgres') {
       await handle.db.destroy();
       handle = createDatabase({ ...options, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
     }

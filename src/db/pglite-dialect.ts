@@ -41,7 +41,7 @@ export function guardParameterCount(pglite: PGlite): PGlite {
 
 /**
  * What `pglite.transaction()` sent, reported through Kysely's query log as the pg driver reports
- * its own BEGIN and COMMIT, so that statement counts agree on both engines. Never sent again.
+ * its own BEGIN and COMMIT, so that statement counts agree on both databases. Never sent again.
  */
 const SENT_BY_PGLITE = {
   begin: CompiledQuery.raw('begin'),

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { EngineTables } from './engine-types.js';
 
-/** Timestamps are written as Date or ISO string, read back as Date by both engines. */
+/** Timestamps are written as Date or ISO string, read back as Date by both databases. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 /** jsonb: objects in, objects out (both drivers parse it). */

@@ -12,22 +12,6 @@ import { isObject } from './values.js';
  * it. Each message names the node's path (`here`). Pure.
  */
 
-export const FLOW_NODE_TYPES = [
-  'batch',
-  'timewindow',
-  'digest',
-  'branch_waituntil',
-  'httpapi_fetch',
-  'objectoperation_addsubscription',
-  'objectoperation_removesubscription',
-  'transform',
-  'send_smart_channel_routing',
-  'userupdate',
-  'subscriberlistoperation_adduser',
-  'subscriberlistoperation_removeuser',
-  'invokeworkflow',
-] as const;
-
 const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 const LIST_ID = new RegExp(LIST_ID_PATTERN);
 const WORKFLOW_SLUG = new RegExp(WORKFLOW_SLUG_PATTERN);

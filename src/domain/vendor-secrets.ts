@@ -1,4 +1,5 @@
 import { MASK, SECRET_CONFIG_KEYS } from '../schemas/vendors.js';
+import { isObject } from './values.js';
 
 /** Vendor config secrets (docs/spec/engine.md §7): sealed at rest, masked on reads, opened for delivery. */
 
@@ -19,8 +20,6 @@ const secretTest = (provider: string) => (key: string) =>
  */
 const PROVIDER_SECRET_MAPS: Record<string, string[]> = { webhook: ['headers'] };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const secretMapTest = (provider: string) => (key: string) => (PROVIDER_SECRET_MAPS[provider] ?? []).includes(key);
 
 const seal = (value: unknown, box: Sealer) => ({
@@ -38,10 +37,10 @@ export function mergeConfig(provider: string, previous: Record<string, unknown>,
     if (value === MASK) continue;
     const before = previous[key];
     merged[key] =
-      isMap(key) && isPlainObject(value)
+      isMap(key) && isObject(value)
         ? Object.fromEntries(
             Object.entries(value).flatMap(([name, entry]) =>
-              entry !== MASK ? [[name, entry]] : isPlainObject(before) && name in before ? [[name, before[name]]] : [],
+              entry !== MASK ? [[name, entry]] : isObject(before) && name in before ? [[name, before[name]]] : [],
             ),
           )
         : value;
@@ -60,7 +59,7 @@ export function sealConfig(
   const isMap = secretMapTest(provider);
   return Object.fromEntries(
     Object.entries(config).map(([key, value]) => {
-      if (isMap(key) && isPlainObject(value))
+      if (isMap(key) && isObject(value))
         return [key, Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, seal(entry, box)]))];
       if (!isSecret(key) || value === null || value === undefined) return [key, value];
       if (value === MASK && key in previous) return [key, previous[key]];
@@ -78,7 +77,7 @@ export function maskConfig(provider: string, config: Record<string, unknown>) {
   return Object.fromEntries(
     Object.entries(config).map(([key, value]) => [
       key,
-      isMap(key) && isPlainObject(value)
+      isMap(key) && isObject(value)
         ? Object.fromEntries(Object.keys(value).map((name) => [name, MASK]))
         : isSecret(key) && value !== null
           ? MASK
@@ -94,7 +93,7 @@ export const openConfig = (config: Record<string, unknown>, box: Sealer) =>
   Object.fromEntries(
     Object.entries(config).map(([key, value]) => [
       key,
-      isPlainObject(value) && !isSealed(value)
+      isObject(value) && !isSealed(value)
         ? Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, openValue(entry, box)]))
         : openValue(value, box),
     ]),

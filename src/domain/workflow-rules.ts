@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { treeRunErrors } from './workflow-tree.js';
+import { templateNodes, treeRunErrors } from './workflow-tree.js';
 import type { WorkflowContent } from '../schemas/workflows.js';
 import { isObject } from './values.js';
 
@@ -25,12 +25,39 @@ export function triggerErrors(content: Pick<WorkflowContent, 'trigger_type' | 't
     : [];
 }
 
-export function workflowErrors(content: WorkflowContent, knownCategories: ReadonlySet<string>): string[] {
+/**
+ * What a workflow names elsewhere in its workspace, as it is now: the live categories (root and sub
+ * category slugs), and the templates its delivery nodes name, each with whether it has a committed version.
+ */
+export interface WorkflowReferences {
+  categories: ReadonlySet<string>;
+  templates: ReadonlyMap<string, boolean>;
+}
+
+/** The template slugs these workflows' delivery nodes name: what `WorkflowReferences.templates` is read for. */
+export const namedTemplates = (contents: Pick<WorkflowContent, 'tree'>[]) => [
+  ...new Set(contents.flatMap((content) => templateNodes(content.tree).map((node) => node.template))),
+];
+
+/**
+ * A delivery node must name a template with a committed version: otherwise every message it records
+ * would fail `render_failed` (issue #32). Each message names the node.
+ */
+export function templateErrors(tree: unknown, templates: ReadonlyMap<string, boolean>): string[] {
+  return templateNodes(tree).flatMap(({ at, type, template }) => {
+    const live = templates.get(template);
+    if (live === undefined) return [`${at} (${type}): template '${template}' does not exist`];
+    return live ? [] : [`${at} (${type}): template '${template}' has no committed version (commit it first)`];
+  });
+}
+
+export function workflowErrors(content: WorkflowContent, references: WorkflowReferences): string[] {
   return [
-    ...categoryErrors(content.category, knownCategories),
+    ...categoryErrors(content.category, references.categories),
     ...triggerErrors(content),
     ...treeErrors(content.tree),
     ...treeRunErrors(content.tree),
+    ...templateErrors(content.tree, references.templates),
   ];
 }
 

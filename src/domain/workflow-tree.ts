@@ -1,8 +1,9 @@
 import { conditionsErrors } from './expressions.js';
-import { FLOW_NODE_TYPES, flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
+import { flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
 import { parseDuration } from './durations.js';
 import { isExpression } from './paths.js';
 import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
+import { isDeliveryNode, isNodeType } from '../schemas/workflow-nodes.js';
 import { isObject } from './values.js';
 
 /**
@@ -14,29 +15,7 @@ export type TreeNode = Record<string, unknown> & { node_type: string };
 /** `[i]` is `tree.nodes[i]`; `[i, b, j]` is `tree.nodes[i].branches[b].nodes[j]`, and so on. */
 export type Position = number[];
 
-/** The node types a delivery node sends on, in the message's channel names. */
-export const DELIVERY_NODE_CHANNELS: Record<string, readonly string[]> = {
-  send_email: ['email'],
-  send_sms: ['sms'],
-  send_whatsapp: ['whatsapp'],
-  send_mobile_push: ['androidpush', 'iospush'],
-  send_inbox: ['inbox'],
-  send_webpush: ['webpush'],
-  send_slack: ['slack'],
-  send_ms_teams: ['ms_teams'],
-};
 export const ALL_CHANNELS: readonly string[] = DELIVERY_CHANNELS;
-export const SUPPORTED_NODE_TYPES = [
-  ...Object.keys(DELIVERY_NODE_CHANNELS),
-  'send_multi_channel',
-  'delay',
-  'branch',
-  'httpapi_webhook',
-  ...FLOW_NODE_TYPES,
-] as const;
-
-export const isDeliveryNode = (type: string) =>
-  type in DELIVERY_NODE_CHANNELS || type === 'send_multi_channel' || type === 'send_smart_channel_routing';
 
 /**
  * A node's field: at the node's top level as the OpenAPI places it, or (ours) under `properties`
@@ -109,14 +88,34 @@ export function nodeRefs(tree: unknown): Map<string, string> {
   return refs;
 }
 
+/** Every delivery node naming a template, with its path as the commit errors name it (`tree.nodes[1].branches[0].nodes[0]`). */
+export function templateNodes(tree: unknown): { at: string; type: string; template: string }[] {
+  const found: { at: string; type: string; template: string }[] = [];
+  const walk = (nodes: unknown[], at: string) =>
+    nodes.forEach((node, index) => {
+      if (!isObject(node) || typeof node.node_type !== 'string') return;
+      const here = `${at}[${index}]`;
+      const template = field(node, 'template');
+      // A malformed slug is the slug rule's to report (nodeErrors), not a template to look up.
+      if (isDeliveryNode(node.node_type) && typeof template === 'string' && TEMPLATE_SLUG.test(template))
+        found.push({ at: here, type: node.node_type, template });
+      const branches = field(node, 'branches');
+      if (Array.isArray(branches))
+        branches.forEach((branch, b) => {
+          if (isObject(branch) && Array.isArray(branch.nodes)) walk(branch.nodes, `${here}.branches[${b}].nodes`);
+        });
+    });
+  walk(treeNodes(tree), 'tree.nodes');
+  return found;
+}
+
 const TEMPLATE_SLUG = /^[a-z0-9-_]{1,120}$/;
 const HTTP_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
 
 function nodeErrors(node: Record<string, unknown>, at: string): string[] {
   const type = node.node_type as string;
   const here = `${at} (${type})`;
-  if (!(SUPPORTED_NODE_TYPES as readonly string[]).includes(type))
-    return [`${here}: node type '${type}' is not supported by this engine`];
+  if (!isNodeType(type)) return [`${here}: node type '${type}' is not supported by this engine`];
   const errors: string[] = flowNodeErrors(type, here, (name) => field(node, name));
   if (isDeliveryNode(type)) {
     const template = field(node, 'template');

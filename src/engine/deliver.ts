@@ -18,6 +18,7 @@ import { deliveryQueue, type Queue } from './queue.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import type { RunRecipient } from './nodes/types.js';
 import { countDelivery } from '../telemetry/metrics.js';
+import { traceProviderCall } from '../telemetry/spans.js';
 
 /**
  * One message to its channel (docs/spec/engine.md §4): rendered, then stored (inbox) or handed to the
@@ -177,20 +178,22 @@ async function callProvider(
   const deadline = Math.min(timeoutOf(vendor.config) + BACKSTOP_MS, deps.deliveryTimeoutMs ?? Infinity);
   let outcome: DeliveryOutcome;
   try {
-    outcome = await vendor.provider.send(
-      { id: vendor.id, provider: vendor.name, nickname: vendor.nickname, config: vendor.config },
-      {
-        messageId: row.id,
-        executionId: row.run_id,
-        channel: row.channel as DeliveryChannel,
-        recipient: recipientOf(row),
-        channelIdentity: row.channel_identity,
-        tenantId: row.tenant_id,
-        workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
-        content: rendered.content,
-      },
-      AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
-      { outbound: deps.outbound },
+    outcome = await traceProviderCall({ channel: row.channel, provider: vendor.name, messageId: row.id }, () =>
+      vendor.provider.send(
+        { id: vendor.id, provider: vendor.name, nickname: vendor.nickname, config: vendor.config },
+        {
+          messageId: row.id,
+          executionId: row.run_id,
+          channel: row.channel as DeliveryChannel,
+          recipient: recipientOf(row),
+          channelIdentity: row.channel_identity,
+          tenantId: row.tenant_id,
+          workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
+          content: rendered.content,
+        },
+        AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
+        { outbound: deps.outbound },
+      ),
     );
   } catch (error) {
     outcome = outcomeFromNetworkError(error);

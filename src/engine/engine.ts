@@ -7,6 +7,7 @@ import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/pre
 import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
 import { fanOutPage, listFanOutPage, startExecutions, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import { workRetention } from './retention.js';
 import {
   RUN_BATCH_SIZE,
   stepNewRuns,
@@ -34,8 +35,14 @@ export interface EngineOptions {
    * default policy when absent.
    */
   outbound?: OutboundPolicy;
-  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
+  log: {
+    error(object: object, message: string): void;
+    debug?(object: object, message: string): void;
+    info?(object: object, message: string): void;
+  };
   now?: () => number;
+  /** RETENTION_DAYS: the hourly purge of what is older (engine/retention.ts); 0 or absent, none. */
+  retentionDays?: number;
   fanoutPageSize?: number;
   /** Caps every provider call below its vendor's `timeout_ms` (tests shorten it); absent, `timeout_ms` alone decides. */
   deliveryTimeoutMs?: number;
@@ -89,6 +96,7 @@ export class Engine {
       log,
       render: (request, handle, memo) => render(request, handle, memo),
     };
+    await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
     const delivery: DeliveryDeps = {
       db,
       queue,

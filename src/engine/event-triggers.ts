@@ -1,7 +1,7 @@
 import type { Trx } from '../db/database.js';
 import { findEventWorkflows } from '../repositories/executions.js';
 import type { NewEvent } from '../domain/event-records.js';
-import { acceptTriggers, type IntakeRecord } from './intake.js';
+import { acceptTriggersIn, type IntakeRecord } from './intake.js';
 import type { Queue } from './queue.js';
 
 /**
@@ -29,6 +29,6 @@ export async function triggerEventWorkflows(trx: Trx, queue: Queue, workspaceId:
         source: 'event' as const,
       })),
   );
-  const results = await acceptTriggers(trx, queue, workspaceId, records);
+  const results = await acceptTriggersIn(trx, queue, workspaceId, records);
   return results.filter((r) => r.ok).length;
 }

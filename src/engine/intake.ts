@@ -16,6 +16,7 @@ import {
   type LiveWorkflowRow,
   type NewExecution,
 } from '../repositories/executions.js';
+import type { PayloadSchemaLink } from '../db/types.js';
 import { tenantsTag, workflowsTag, workspaceTag } from '../domain/credential-tags.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
 import { jobId } from './job-ids.js';
@@ -112,12 +113,10 @@ const isPlain = (record: IntakeRecord | Intake) =>
       (r) => r.kind === 'user' && (r.transient || !r.inline || Object.keys(r.inline).length === 0),
     ));
 
-const inTransaction = (db: Db): db is Trx => db.isTransaction;
-
 /**
- * Accepts a batch on the caller's transaction, or on the pool: a batch of plain records (isPlain) is
- * then written in one statement, its executions and their trigger jobs together (atomic on its own,
- * so no BEGIN and COMMIT), and any other batch in a transaction of its own.
+ * Accepts a batch from the pool (a route): a batch of plain records (isPlain) is written in one
+ * statement, its executions and their trigger jobs together (atomic on its own, so no BEGIN and
+ * COMMIT), any other batch in a transaction of its own.
  */
 export function acceptTriggers(
   db: Db,
@@ -126,112 +125,220 @@ export function acceptTriggers(
   records: (IntakeRecord | Intake)[],
   cache?: IntakeCache,
 ): Promise<Intake[]> {
-  const accepted = inTransaction(db)
-    ? accept(db, db, queue, workspaceId, records, cache)
-    : records.every(isPlain)
-      ? accept(db, undefined, queue, workspaceId, records, cache)
-      : db.transaction().execute((trx) => accept(trx, trx, queue, workspaceId, records, cache));
-  // Counted when accepted; inside a caller's transaction (an event, an invoked workflow) that is before its commit.
-  return accepted.then((results) => {
+  // A caller's transaction takes acceptTriggersIn: this one would commit apart from it.
+  if (db.isTransaction) throw new Error('acceptTriggers takes the pool; in a transaction, use acceptTriggersIn');
+  return counted(
+    records.every(isPlain)
+      ? accept({ db, trx: undefined }, queue, workspaceId, records, cache)
+      : db.transaction().execute((trx) => accept({ db: trx, trx }, queue, workspaceId, records, cache)),
+  );
+}
+
+/**
+ * Accepts a batch in the caller's transaction (an event's, an invoking run's): its executions stand
+ * or fall with what the caller writes.
+ */
+export function acceptTriggersIn(trx: Trx, queue: Queue, workspaceId: number, records: IntakeRecord[]) {
+  return counted(accept({ db: trx, trx }, queue, workspaceId, records, undefined));
+}
+
+// Counted when accepted; inside a caller's transaction (an event, an invoked workflow) that is before its commit.
+const counted = (accepted: Promise<Intake[]>) =>
+  accepted.then((results) => {
     triggersAccepted.inc(results.filter((result) => result.ok).length);
     return results;
   });
+
+/** Where a batch reads and writes: `trx` is absent only for a batch of plain records, read and written on the pool. */
+interface Writer {
+  db: Db;
+  trx: Trx | undefined;
 }
 
-/** `trx` is absent only for a batch of plain records, read and written on the pool. */
+/** The version a record runs: its live workflow's, or (a dynamic record) its own tree as version 0. */
+interface Target {
+  id: number | null;
+  slug: string;
+  version_no: number;
+  category: string;
+  payload_schema: PayloadSchemaLink | null;
+}
+
+function targetOf(record: IntakeRecord, workflows: Map<string, LiveWorkflowRow>): Target | undefined {
+  const { dynamic } = record;
+  if (dynamic)
+    return { id: null, slug: record.workflow, version_no: 0, category: dynamic.category, payload_schema: null };
+  const live = workflows.get(record.workflow);
+  if (!live || !live.is_enabled || live.version_no === null || live.category === null) return undefined;
+  return { ...live, version_no: live.version_no, category: live.category };
+}
+
+/** A record on its way through the intake: its place in the answer, and the version it runs. */
+interface Candidate {
+  record: IntakeRecord;
+  index: number;
+  target: Target;
+}
+
+/** A candidate past every refusal, with the execution it starts. */
+interface Fresh extends Candidate {
+  executionId: string;
+}
+
+/** The phases, each over the candidates still standing: look up, refuse, claim keys, store users, write. */
 async function accept(
-  db: Db,
-  trx: Trx | undefined,
+  writer: Writer,
   queue: Queue,
   workspaceId: number,
   records: (IntakeRecord | Intake)[],
   cache: IntakeCache | undefined,
 ): Promise<Intake[]> {
-  const results: (Intake | undefined)[] = records.map((record) => ('ok' in record ? record : undefined));
-  const pending = records
-    .map((record, index) => ({ record, index }))
-    .filter((item): item is { record: IntakeRecord; index: number } => !('ok' in item.record));
-  const refuse = (index: number, status: 400 | 404, message: string) => {
-    results[index] = { ok: false, status, message };
+  const answers: (Intake | undefined)[] = records.map((record) => ('ok' in record ? record : undefined));
+  const answer = (candidate: Candidate, result: Intake) => {
+    answers[candidate.index] = result;
   };
+  const pending = records.flatMap((record, index) => ('ok' in record ? [] : [{ record, index }]));
+  const lookups = await lookUp(writer.db, workspaceId, pending, cache);
+  const candidates: Candidate[] = [];
+  for (const { record, index } of pending) {
+    const target = targetOf(record, lookups.workflows);
+    const refused = target ? refusalOf(record, lookups) : notFound(workflowNotFound(record.workflow));
+    if (refused || !target) answers[index] = refused;
+    else candidates.push({ record, index, target });
+  }
+  for (const [candidate, refused] of await payloadRefusals(writer.db, workspaceId, candidates))
+    answer(candidate, refused);
+  const accepted = candidates
+    .filter((candidate) => answers[candidate.index] === undefined)
+    .map((candidate): Fresh => ({ ...candidate, executionId: newUlid() }));
+  const { fresh, held } = await claimKeys(writer.db, workspaceId, accepted);
+  for (const [candidate, executionId] of held)
+    answer(
+      candidate,
+      executionId === undefined
+        ? // The key's holder expired between the claim and the read: rare, and answered rather than guessed.
+          {
+            ok: false,
+            status: 400,
+            message: `idempotency_key '${candidate.record.idempotencyKey}' is being released: send it again`,
+          }
+        : { ok: true, executionId },
+    );
+  // Only a transaction stores users (a plain batch has none to store).
+  if (writer.trx) await storeInlineUsers(writer.trx, workspaceId, fresh);
+  await writeExecutions(writer, queue, workspaceId, fresh);
+  for (const candidate of fresh) answer(candidate, { ok: true, executionId: candidate.executionId });
+  if (answers.includes(undefined)) throw new Error('the intake left a record unanswered');
+  return answers as Intake[];
+}
 
-  const slugs = [...new Set(pending.filter(({ record }) => !record.dynamic).map(({ record }) => record.workflow))];
+interface Lookups {
+  workflows: Map<string, LiveWorkflowRow>;
+  objects: Set<string>;
+  lists: Set<string>;
+  tenants: Set<string>;
+}
+
+const objectKey = (objectType: string, objectId: string) => `${objectType}${SEPARATOR}${objectId}`;
+
+/** What the records name, read once for the batch: live workflows, objects, lists, tenants. */
+async function lookUp(
+  db: Db,
+  workspaceId: number,
+  pending: { record: IntakeRecord }[],
+  cache: IntakeCache | undefined,
+): Promise<Lookups> {
+  const records = pending.map(({ record }) => record);
+  const slugs = [...new Set(records.filter((record) => !record.dynamic).map((record) => record.workflow))];
   const workflows = await liveWorkflowsOf(db, workspaceId, slugs, cache);
-  const objectRefs = pending.flatMap(({ record }) =>
+  const objectRefs = records.flatMap((record) =>
     record.recipients.flatMap((r) => (r.kind === 'object' ? [{ objectType: r.objectType, objectId: r.objectId }] : [])),
   );
-  const objects =
+  const objects = new Set(
     objectRefs.length > 0
-      ? new Set((await findObjects(db, workspaceId, objectRefs)).map((o) => `${o.object_type}\u0000${o.object_id}`))
-      : new Set<string>();
-  const listIds = [...new Set(pending.flatMap(({ record }) => (record.listId === undefined ? [] : [record.listId])))];
+      ? (await findObjects(db, workspaceId, objectRefs)).map((o) => objectKey(o.object_type, o.object_id))
+      : [],
+  );
+  const listIds = [...new Set(records.flatMap((record) => (record.listId === undefined ? [] : [record.listId])))];
   const lists = new Set(
     listIds.length > 0 ? (await findListIds(db, workspaceId, listIds)).map((row) => row.list_id) : [],
   );
-  const tenantIds = [...new Set(pending.map(({ record }) => record.tenantId))];
-  const tenants = await tenantsOf(db, workspaceId, tenantIds, cache);
+  const tenants = await tenantsOf(db, workspaceId, [...new Set(records.map((record) => record.tenantId))], cache);
+  return { workflows, objects, lists, tenants };
+}
 
-  const valid = pending.filter(({ record, index }) => {
-    const workflow = workflows.get(record.workflow);
-    if (!record.dynamic && (!workflow || !workflow.is_enabled || workflow.version_no === null))
-      return (refuse(index, 404, workflowNotFound(record.workflow)), false);
-    const missing = record.recipients.find(
-      (r) => r.kind === 'object' && !objects.has(`${r.objectType}\u0000${r.objectId}`),
-    );
-    if (missing && missing.kind === 'object')
-      return (refuse(index, 404, `object '${missing.objectType}/${missing.objectId}' not found`), false);
-    if (record.listId !== undefined && !lists.has(record.listId))
-      return (refuse(index, 404, `list_id: ${record.listId} not found`), false);
-    if (!tenants.has(record.tenantId)) return (refuse(index, 404, `tenant '${record.tenantId}' not found`), false);
-    return true;
-  });
+const notFound = (message: string): Intake => ({ ok: false, status: 404, message });
 
-  // An API trigger of a workflow that links a payload schema: its data must satisfy it (a 400 naming the field).
-  const linked = valid.flatMap(({ record, index }) => {
-    const link = record.source === 'trigger' ? workflows.get(record.workflow)?.payload_schema : null;
-    return link ? [{ record, index, link }] : [];
+/** Why a record of a runnable workflow cannot run (a 404 naming what does not exist); nothing when it can. */
+function refusalOf(record: IntakeRecord, lookups: Lookups): Intake | undefined {
+  const refuse = notFound;
+  for (const r of record.recipients)
+    if (r.kind === 'object' && !lookups.objects.has(objectKey(r.objectType, r.objectId)))
+      return refuse(`object '${r.objectType}/${r.objectId}' not found`);
+  if (record.listId !== undefined && !lookups.lists.has(record.listId))
+    return refuse(`list_id: ${record.listId} not found`);
+  if (!lookups.tenants.has(record.tenantId)) return refuse(`tenant '${record.tenantId}' not found`);
+  return undefined;
+}
+
+/** An API trigger of a workflow that links a payload schema: its data must satisfy it (a 400 naming the field). */
+async function payloadRefusals(db: Db, workspaceId: number, candidates: Candidate[]) {
+  const refusals = new Map<Candidate, Intake>();
+  const linked = candidates.flatMap((candidate) => {
+    const link = candidate.record.source === 'trigger' ? candidate.target.payload_schema : null;
+    return link ? [{ candidate, link }] : [];
   });
-  if (linked.length > 0) {
-    const schemas = await findLinkedSchemas(
-      db,
-      workspaceId,
-      linked.map(({ link }) => ({ schema: link.schema, version_no: link.version_no ?? null })),
-    );
-    const schemaOf = new Map(schemas.map((s) => [`${s.slug}\u0000${s.requested ?? ''}`, s]));
-    for (const { record, index, link } of linked) {
-      const schema = schemaOf.get(`${link.schema}\u0000${link.version_no ?? ''}`);
-      const errors = schema ? payloadFieldErrors(schema, record.data, 'data') : [];
-      if (schema && errors.length > 0) refuse(index, 400, describePayloadErrors(schema, errors));
-    }
+  if (linked.length === 0) return refusals;
+  const schemas = await findLinkedSchemas(
+    db,
+    workspaceId,
+    linked.map(({ link }) => ({ schema: link.schema, version_no: link.version_no ?? null })),
+  );
+  const schemaOf = new Map(schemas.map((s) => [`${s.slug}${SEPARATOR}${s.requested ?? ''}`, s]));
+  for (const { candidate, link } of linked) {
+    const schema = schemaOf.get(`${link.schema}${SEPARATOR}${link.version_no ?? ''}`);
+    const errors = schema ? payloadFieldErrors(schema, candidate.record.data, 'data') : [];
+    if (schema && errors.length > 0)
+      refusals.set(candidate, { ok: false, status: 400, message: describePayloadErrors(schema, errors) });
   }
-  const accepted = valid.filter(({ index }) => results[index] === undefined);
+  return refusals;
+}
 
-  // Keys: the first record of a key in this batch claims it; later ones and keys used in the last 24 h
-  // answer with the execution that holds the key.
-  const ids = new Map(accepted.map(({ index }) => [index, newUlid()]));
-  const firstOfKey = new Map<string, number>();
-  for (const { record, index } of accepted)
-    if (record.idempotencyKey !== null && !firstOfKey.has(record.idempotencyKey))
-      firstOfKey.set(record.idempotencyKey, index);
+/**
+ * Idempotency keys: the first record of a key in this batch claims it; later ones, and keys used in
+ * the last 24 h, answer with the execution that holds the key (`held`) and start nothing.
+ */
+async function claimKeys(db: Db, workspaceId: number, accepted: Fresh[]) {
+  const firstOfKey = new Map<string, Fresh>();
+  for (const candidate of accepted) {
+    const key = candidate.record.idempotencyKey;
+    if (key !== null && !firstOfKey.has(key)) firstOfKey.set(key, candidate);
+  }
   const claimed = await claimIdempotencyKeys(
     db,
     workspaceId,
-    [...firstOfKey].map(([key, index]) => ({ key, executionId: ids.get(index)! })),
+    [...firstOfKey].map(([key, first]) => ({ key, executionId: first.executionId })),
   );
-  const held = await findIdempotentExecutions(
+  const before = await findIdempotentExecutions(
     db,
     workspaceId,
     [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
   );
-  const fresh = accepted.filter(({ record, index }) => {
-    const key = record.idempotencyKey;
-    if (key === null || (claimed.has(key) && firstOfKey.get(key) === index)) return true;
-    const executionId = claimed.has(key) ? ids.get(firstOfKey.get(key)!)! : held.get(key)!;
-    results[index] = { ok: true, executionId };
-    return false;
-  });
+  const fresh: Fresh[] = [];
+  const held = new Map<Candidate, string | undefined>();
+  for (const candidate of accepted) {
+    const key = candidate.record.idempotencyKey;
+    const first = key === null ? undefined : firstOfKey.get(key);
+    if (key === null || (claimed.has(key) && first === candidate)) fresh.push(candidate);
+    else {
+      held.set(candidate, claimed.has(key) ? first?.executionId : before.get(key));
+    }
+  }
+  return { fresh, held };
+}
 
-  // Inline users are stored as upsert stores them, unless transient (used by their run only).
+/** Inline users are stored as upsert stores them, unless transient (used by their run only). */
+async function storeInlineUsers(trx: Trx, workspaceId: number, fresh: Fresh[]) {
   const changes = fresh.flatMap(({ record }) =>
     [...record.recipients, ...(record.actor ? [record.actor] : [])].flatMap((r) =>
       r.kind === 'user' && r.inline && !r.transient && Object.keys(r.inline).length > 0
@@ -239,49 +346,43 @@ async function accept(
         : [],
     ),
   );
-  // Only a transaction stores users (a plain batch has none to store).
-  if (trx) await changeUsers(trx, workspaceId, changes, { create: true });
+  await changeUsers(trx, workspaceId, changes, { create: true });
+}
 
-  const executions: NewExecution[] = fresh.map(({ record, index }) => {
-    const workflow = record.dynamic
-      ? { id: null, slug: record.workflow, version_no: 0, category: record.dynamic.category }
-      : workflows.get(record.workflow)!;
-    return {
-      id: ids.get(index)!,
-      workflow_id: workflow.id,
-      ...(record.dynamic ? { tree: record.dynamic.tree } : {}),
-      workflow_slug: workflow.slug,
-      version_no: workflow.version_no!,
-      category: workflow.category!,
-      data: record.data,
-      actor: record.actor ? (recipientJson(record.actor) as unknown as Record<string, unknown>) : null,
-      tenant_id: record.tenantId,
-      recipients: record.recipients.map(recipientJson),
-      idempotency_key: record.idempotencyKey,
-      cancellation_key: record.cancellationKey,
-      source: record.source,
-      list_id: record.listId ?? null,
-      ...(record.invokedBy ? { parent_run_id: record.invokedBy.runId, invoke_depth: record.invokedBy.depth } : {}),
-    };
-  });
-  const startAfter = new Map(fresh.map(({ record, index }) => [ids.get(index)!, record.startAfter]));
-  const jobs = executions.map((e) => {
-    const after = startAfter.get(e.id);
-    return {
-      data: { executionId: e.id },
-      options: { id: jobId('trigger', e.id), ...(after ? { startAfter: after } : {}) },
-    };
-  });
+/** The execution a record starts: its target's version, and (dynamic) its own tree. */
+function executionOf({ record, target: workflow, executionId }: Fresh): NewExecution {
+  return {
+    id: executionId,
+    workflow_id: workflow.id,
+    ...(record.dynamic ? { tree: record.dynamic.tree } : {}),
+    workflow_slug: workflow.slug,
+    version_no: workflow.version_no,
+    category: workflow.category,
+    data: record.data,
+    actor: record.actor ? (recipientJson(record.actor) as unknown as Record<string, unknown>) : null,
+    tenant_id: record.tenantId,
+    recipients: record.recipients.map(recipientJson),
+    idempotency_key: record.idempotencyKey,
+    cancellation_key: record.cancellationKey,
+    source: record.source,
+    list_id: record.listId ?? null,
+    ...(record.invokedBy ? { parent_run_id: record.invokedBy.runId, invoke_depth: record.invokedBy.depth } : {}),
+  };
+}
+
+/** The executions and their trigger jobs, written together. */
+async function writeExecutions(writer: Writer, queue: Queue, workspaceId: number, fresh: Fresh[]) {
+  if (fresh.length === 0) return;
+  const rows = fresh.map((candidate) => ({ ...executionOf(candidate), workspace_id: workspaceId }));
+  const jobs = fresh.map(({ record, executionId }) => ({
+    data: { executionId },
+    options: { id: jobId('trigger', executionId), ...(record.startAfter ? { startAfter: record.startAfter } : {}) },
+  }));
   // The trigger queue does not NOTIFY on insert (engine/queue.ts, WOKEN_BY_SENDER): a transaction wakes
   // the workers on its commit; a plain batch is written with those of concurrent requests, which wake
   // them after their statement (engine/trigger-writer.ts).
-  const rows = executions.map((e) => ({ ...e, workspace_id: workspaceId }));
-  if (executions.length > 0 && trx) {
-    await queue.sendManyWith(trx, QUEUES.trigger, jobs, insertExecutionsQuery(trx, rows));
-    if (jobs.some((job) => !job.options.startAfter)) await queue.notifyIn(trx, QUEUES.trigger);
-  } else if (executions.length > 0) {
-    await triggerWriterOf(db, queue).write(rows, jobs);
-  }
-  for (const e of executions) results[[...ids].find(([, id]) => id === e.id)![0]] = { ok: true, executionId: e.id };
-  return results as Intake[];
+  if (writer.trx) {
+    await queue.sendManyWith(writer.trx, QUEUES.trigger, jobs, insertExecutionsQuery(writer.trx, rows));
+    if (jobs.some((job) => !job.options.startAfter)) await queue.notifyIn(writer.trx, QUEUES.trigger);
+  } else await triggerWriterOf(writer.db, queue).write(rows, jobs);
 }

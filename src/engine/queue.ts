@@ -28,6 +28,8 @@ export const QUEUES = {
   runBatch: 'herald-run-batch',
   /** One message to one provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
+  /** The retention purge, sent by a pg-boss schedule (engine/retention.ts). */
+  retention: 'herald-retention',
 } as const;
 
 /**
@@ -63,6 +65,8 @@ export interface QueueOptions {
   heartbeatSeconds?: number;
   /** How often lost jobs are looked for (default 10). */
   superviseSeconds?: number;
+  /** Tracing on: pg-boss's spans, and each job carries its sender's trace context (docs/operations.md, "Traces"). */
+  tracing?: boolean;
 }
 
 /**
@@ -111,6 +115,8 @@ export class Queue {
       // Upkeep stays on in every instance: pg-boss lets one at a time do each pass.
       superviseIntervalSeconds: options.superviseSeconds ?? 10,
       monitorIntervalSeconds: options.superviseSeconds ?? 10,
+      // Off, pg-boss neither stores nor reads a trace context on jobs.
+      openTelemetry: options.tracing ? { propagateContext: true } : { enabled: false },
     };
     if (options.pglite) {
       this.boss = new PgBoss({ ...common, db: fromPglite(options.pglite), backend: 'pglite' });
@@ -285,6 +291,27 @@ export class Queue {
       },
       oldestReadySeconds: waits.get(queue.name) ?? 0,
     }));
+  }
+
+  /** Sends a job to `name` on `cron` (UTC), from whichever instance's clock gets there first; none when `cron` is null. */
+  async schedule(name: QueueName, cron: string | null) {
+    if (cron) await this.boss.schedule(name, cron, {}, { tz: 'UTC' });
+    else await this.boss.unschedule(name);
+  }
+
+  /**
+   * Deletes up to `limit` jobs that finished (completed, failed or cancelled) before `cutoff`, in pg-boss's job table
+   * (its own upkeep also deletes them a week after they finish); answers how many went.
+   */
+  async purgeFinishedJobs(db: Db, cutoff: Date, limit: number): Promise<number> {
+    const result = await db.executeQuery(
+      CompiledQuery.raw(
+        `delete from ${this.schema}.job where (name, id) in (
+           select name, id from ${this.schema}.job where state > 'active' and completed_on < $1 limit $2)`,
+        [cutoff, limit],
+      ),
+    );
+    return Number(result.numAffectedRows ?? 0);
   }
 
   /** Stops fetching, waits for handlers in flight (up to `timeoutMs`), and leaves the database open. */

@@ -1,5 +1,5 @@
 import type { ActorColumn } from '../db/types.js';
-import { contentOf, workflowErrors } from '../domain/workflow-rules.js';
+import { contentOf, workflowErrors, type WorkflowReferences } from '../domain/workflow-rules.js';
 import type { WorkflowVersionRecord } from '../repositories/workflow-versions.js';
 import type { WorkflowRow } from '../repositories/workflows.js';
 import { iso, isoOrNull } from '../schemas/common.js';
@@ -70,8 +70,8 @@ export const liveView = (workflow: WorkflowRow, version: WorkflowVersionRecord):
   active_at: version.committed_at,
 });
 
-/** The API record, validated against the live categories (`known`) as they are now. */
-export const presentWorkflowView = (view: WorkflowView, known: ReadonlySet<string>) =>
+/** The API record, validated against what it names (live categories, templates) as they are now. */
+export const presentWorkflowView = (view: WorkflowView, known: WorkflowReferences) =>
   presentWorkflow(view, validationResult(workflowErrors(view.content, known)));
 
 /** A workflow as the services return it: its row, and the version it is shown as when shown live. */
@@ -80,6 +80,6 @@ export interface ShownWorkflow {
   live?: WorkflowVersionRecord;
 }
 
-/** Workflow, validated against the live categories (`known`) as they are now. */
-export const presentShownWorkflow = ({ workflow, live }: ShownWorkflow, known: ReadonlySet<string>) =>
+/** Workflow, validated against what it names (live categories, templates) as they are now. */
+export const presentShownWorkflow = ({ workflow, live }: ShownWorkflow, known: WorkflowReferences) =>
   presentWorkflowView(live ? liveView(workflow, live) : draftView(workflow), known);

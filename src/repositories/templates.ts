@@ -32,6 +32,18 @@ export function findTemplate(db: Db, workspaceId: number, slug: string, options:
   return query.executeTakeFirst();
 }
 
+/** Of these slugs, the templates that exist, each with whether it has a committed (live) version. */
+export async function findTemplateStates(db: Db, workspaceId: number, slugs: string[]): Promise<Map<string, boolean>> {
+  if (slugs.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('templates')
+    .select(['slug', 'live_version_no'])
+    .where('workspace_id', '=', workspaceId)
+    .where('slug', 'in', slugs)
+    .execute();
+  return new Map(rows.map((row) => [row.slug, row.live_version_no !== null]));
+}
+
 export interface TemplateMetadata {
   name: string;
   description: string | null;

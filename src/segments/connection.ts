@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
-import type { Db, Engine } from '../db/database.js';
+import type { Db, DatabaseKind } from '../db/database.js';
 import { SEGMENT_ROLE, type SegmentLimits, type SegmentRunner } from './runner.js';
 import { EmbeddedSegmentRunner } from './sandbox-embedded.js';
 import { PostgresSegmentRunner } from './sandbox-postgres.js';
@@ -27,9 +27,14 @@ export const segmentLimits = (config: Config): SegmentLimits => ({
 });
 
 /** The barrier of the engine in use: its own login on PostgreSQL, a rolled-back SET LOCAL ROLE on PGlite. */
-export function createSegmentRunner(deps: { config: Config; engine: Engine; db: Db; log: FastifyBaseLogger }) {
+export function createSegmentRunner(deps: {
+  config: Config;
+  databaseKind: DatabaseKind;
+  db: Db;
+  log: FastifyBaseLogger;
+}) {
   const limits = segmentLimits(deps.config);
-  const url = deps.engine === 'postgres' ? segmentDatabaseUrl(deps.config) : undefined;
+  const url = deps.databaseKind === 'postgres' ? segmentDatabaseUrl(deps.config) : undefined;
   const runner: SegmentRunner = url
     ? new PostgresSegmentRunner(deps.db, limits, {
         url,

@@ -1,4 +1,5 @@
-import { hasSqlDetails, parse } from 'libpg-query';
+// The PostgreSQL parser (WebAssembly), loaded at the first segment query rather than at the start.
+let libpgQuery: Promise<typeof import('libpg-query')> | undefined;
 import { segmentQueryError } from './query-error.js';
 import { segmentSql, wrappedStatementOf } from './runner.js';
 import { Refusal, walkQuery, type Body, type TaggedNode } from './walk.js';
@@ -36,8 +37,10 @@ const kindOf = (type: string) =>
 
 async function parseOrRefuse(sql: string): Promise<ParseResult> {
   try {
+    const { parse } = await (libpgQuery ??= import('libpg-query'));
     return (await parse(sql)) as ParseResult;
   } catch (error) {
+    const { hasSqlDetails } = await (libpgQuery ??= import('libpg-query'));
     if (hasSqlDetails(error)) {
       // 1-based character position, as PostgreSQL reports it.
       throw new Refusal(`${error.sqlDetails.message} (position ${error.sqlDetails.cursorPosition + 1})`);

@@ -1,9 +1,17 @@
 import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
-import { contentOf, hasChanges, treeWithSettings, workflowErrors } from '../domain/workflow-rules.js';
+import {
+  contentOf,
+  hasChanges,
+  namedTemplates,
+  treeWithSettings,
+  workflowErrors,
+  type WorkflowReferences,
+} from '../domain/workflow-rules.js';
 import { badRequest, notFoundErrors } from '../errors.js';
 import type { ShownWorkflow } from '../presenters/workflows.js';
 import { findLiveCategoryNames } from '../repositories/preference-categories.js';
+import { findTemplateStates } from '../repositories/templates.js';
 import { commitWorkflowDraft, findLiveWorkflowVersion, listWorkflows } from '../repositories/workflow-versions.js';
 import {
   deleteWorkflow as deleteWorkflowRow,
@@ -16,7 +24,7 @@ import { matcher, WORKFLOW_SLUG_PATTERN } from '../schemas/identifiers.js';
 import { resolveLink } from './registered-events.js';
 import { changeCredentials, type CredentialCache } from './credential-changes.js';
 import { workflowsTag } from '../domain/credential-tags.js';
-import type { WorkflowBody } from '../schemas/workflows.js';
+import type { WorkflowBody, WorkflowContent } from '../schemas/workflows.js';
 
 /**
  * A change to a workspace's workflows, in one transaction with its announcement: the API's cached
@@ -30,16 +38,29 @@ export const changeWorkflows = <T>(
   work: (trx: Trx) => Promise<T>,
 ) => changeCredentials(db, cache, async (trx) => ({ value: await work(trx), changed: [workflowsTag(workspaceId)] }));
 
-/** A workflow to show, and the live categories it is validated against. */
+/** A workflow to show, and what it names as it is now (live categories, templates), which it is validated against. */
 interface Answer {
   shown: ShownWorkflow;
-  known: ReadonlySet<string>;
+  known: WorkflowReferences;
 }
 
 /**
  * Workflows: authored as drafts, committed into numbered versions; the live version is what runs.
- * Every answer carries `known`, the live categories a workflow is validated against.
+ * Every answer carries `known`, what a workflow is validated against.
  */
+
+/** What these workflows name, read as it is now: the live categories, and the templates their delivery nodes name. */
+async function workflowReferences(
+  db: Db,
+  workspaceId: number,
+  contents: Pick<WorkflowContent, 'tree'>[],
+): Promise<WorkflowReferences> {
+  const [categories, templates] = await Promise.all([
+    findLiveCategoryNames(db, workspaceId),
+    findTemplateStates(db, workspaceId, namedTemplates(contents)),
+  ]);
+  return { categories, templates };
+}
 
 const isWorkflowSlug = matcher(WORKFLOW_SLUG_PATTERN);
 
@@ -48,6 +69,9 @@ async function payloadSchemaLink(db: Db, workspaceId: number, link: { schema: st
   await resolveLink(db, workspaceId, link);
   return { schema: link.schema, version_no: link.version_no ?? null };
 }
+
+/** The content a shown workflow is validated with: its live version's, or its draft's. */
+const shownContent = ({ workflow, live }: ShownWorkflow) => live ?? workflow;
 
 type CommitOutcome =
   | { outcome: 'unchanged'; live: NonNullable<ShownWorkflow['live']> }
@@ -62,7 +86,7 @@ type CommitOutcome =
 async function commitDraft(
   trx: Trx,
   workflow: WorkflowRow,
-  known: ReadonlySet<string>,
+  known: WorkflowReferences,
   input: { commitMessage: string | null; actor: ActorColumn | null },
 ): Promise<CommitOutcome> {
   const live = await findLiveWorkflowVersion(trx, workflow);
@@ -83,13 +107,15 @@ export async function listWorkflowsShown(
     ?.split(',')
     .map((slug) => slug.trim())
     .filter(Boolean);
-  const [{ rows, count }, known] = await Promise.all([
-    listWorkflows(db, workspaceId, mode, { slugs: slugs?.length ? slugs : undefined, limit, offset }),
-    findLiveCategoryNames(db, workspaceId),
-  ]);
+  const { rows, count } = await listWorkflows(db, workspaceId, mode, {
+    slugs: slugs?.length ? slugs : undefined,
+    limit,
+    offset,
+  });
   const shown = rows.map(({ workflow, live }): ShownWorkflow =>
     mode === 'live' && live ? { workflow, live } : { workflow },
   );
+  const known = await workflowReferences(db, workspaceId, shown.map(shownContent));
   return { shown, count, known };
 }
 
@@ -102,7 +128,7 @@ export async function getWorkflow(db: Db, workspaceId: number, slug: string, mod
     if (!live) throw notFoundErrors.liveWorkflow(slug);
     shown = { workflow, live };
   }
-  return { shown, known: await findLiveCategoryNames(db, workspaceId) };
+  return { shown, known: await workflowReferences(db, workspaceId, [shownContent(shown)]) };
 }
 
 /** Creates a workflow or replaces its draft; with `commit`, also commits it when it is valid and changes something. */
@@ -137,7 +163,7 @@ export async function saveWorkflowDraft(
     isEnabled: body.is_enabled ?? undefined,
     actor: options.actor,
   });
-  const known = await findLiveCategoryNames(trx, workspaceId);
+  const known = await workflowReferences(trx, workspaceId, [content]);
   if (!options.commit) return { shown: { workflow }, known };
   const committed = await commitDraft(trx, workflow, known, options);
   if (committed.outcome === 'committed') return { shown: committed.shown, known };
@@ -157,7 +183,7 @@ export async function commitWorkflow(
   // Locking the workflow row makes a concurrent commit of the same workflow wait, then find nothing left to commit.
   const workflow = await findWorkflow(trx, workspaceId, slug, { lock: true });
   if (!workflow) throw notFoundErrors.workflow(slug);
-  const known = await findLiveCategoryNames(trx, workspaceId);
+  const known = await workflowReferences(trx, workspaceId, [workflow]);
   const committed = await commitDraft(trx, workflow, known, input);
   if (committed.outcome === 'unchanged')
     throw badRequest(`workflow '${slug}' has no changes to commit since version ${committed.live.version_no}`);
@@ -178,7 +204,7 @@ export async function enableWorkflow(
 ): Promise<Answer> {
   const workflow = await setWorkflowEnabled(db, workspaceId, slug, isEnabled, actor);
   if (!workflow) throw notFoundErrors.workflow(slug);
-  return { shown: { workflow }, known: await findLiveCategoryNames(db, workspaceId) };
+  return { shown: { workflow }, known: await workflowReferences(db, workspaceId, [workflow]) };
 }
 
 /** Deletes a workflow permanently: draft, live version and history. */

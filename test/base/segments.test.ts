@@ -42,7 +42,7 @@ describe('POST /v1/subscriber_list/~/dry_run/', () => {
     await post({ query: 'select 1 as distinct_id' }); // finds the API key, measures the workspace
     t().queries.reset();
     await post({ query: 'select distinct_id from users' });
-    if (t().engine === 'postgres') {
+    if (t().databaseKind === 'postgres') {
       // Herald's pool only writes and removes the scope row; the query runs on the segment pool.
       expect(t().queries.sql).toEqual([
         expect.stringMatching(/^insert into "segment_scopes"/),

@@ -21,7 +21,7 @@ describe('the durable queue inside Herald transactions', () => {
 
   beforeAll(async () => {
     handle = createDatabase({ url, dataDir: 'memory://', poolSize: 10 });
-    if (handle.engine === 'embedded') await migrateToLatest(handle.db);
+    if (handle.kind === 'embedded') await migrateToLatest(handle.db);
     await sql`create table ${sql.id(table)} (id integer primary key)`.execute(handle.db);
     queue = new Queue({ url, pglite: handle.pglite, schema, pollingIntervalSeconds: 0.5, poolSize: 4 });
     await queue.start();

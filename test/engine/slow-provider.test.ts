@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { liveTemplate, webhookVendor } from '../faults/engine-helpers.js';
+import { webhookVendor } from '../faults/engine-helpers.js';
+import { liveTemplate } from '../support/templates.js';
 import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
 
 const SECRET = 'whsec-slow-0123456789abcdef';

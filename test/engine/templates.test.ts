@@ -33,6 +33,13 @@ describe('deliveries rendered from templates', () => {
       node('send_inbox', { template: 'shipped' }),
       node('send_inbox', { template: 'nowhere' }),
     ]);
+    // A commit refuses a template that does not exist (issue #32): 'nowhere' goes after the commit, as in a
+    // workflow committed before that rule, so the render is what finds it missing.
+    await t()
+      .db.deleteFrom('templates')
+      .where('workspace_id', '=', ws.workspaceId)
+      .where('slug', '=', 'nowhere')
+      .execute();
     const { message_id } = (
       await trigger(t, ws, { workflow: 'ship', recipients: ['tara'], data: { order: { id: 'A-7' } } })
     ).json();

@@ -13,31 +13,6 @@ import { liveWorkflow, node, trigger } from '../engine/helpers.js';
 export const faultSize = (small: number, full: number) =>
   Number(process.env.FAULTS_RECIPIENTS ?? (process.env.FAULTS_FULL ? full : small));
 
-/** A live template with a variant for each channel, through the template API. */
-export async function liveTemplate(t: () => TestApp, ws: WorkspaceFixture, slug: string, channels: string[]) {
-  const call = async (method: 'POST' | 'PATCH', path: string, body: unknown) => {
-    const response = await t().app.inject({
-      method,
-      url: `/management/v2/${ws.slug}${path}`,
-      headers: ws.management,
-      payload: body as object,
-    });
-    if (response.statusCode >= 300) throw new Error(`${method} ${path}: ${response.body}`);
-  };
-  await call('POST', `/template/${slug}/`, { name: slug, enabled_channels: channels });
-  const content: Record<string, object> = {
-    inbox: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' },
-    email: { subject: 'Hi', html: '<p>Hi {{$recipient.distinct_id}}</p>', text: 'Hi {{$recipient.distinct_id}}' },
-    sms: { text: 'Hi {{$recipient.distinct_id}}' },
-  };
-  for (const channel of channels)
-    await call('POST', `/template/${slug}/channel/${channel}/variant/default/`, {
-      locale: 'en',
-      content: content[channel],
-    });
-  await call('PATCH', `/template/${slug}/commit/`, {});
-}
-
 /** The workspace's default vendor for a channel: the webhook provider, to a local receiver. */
 export async function webhookVendor(
   t: () => TestApp,

@@ -4,7 +4,8 @@ import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { startWorkerProcess, type ServerProcess } from '../support/server-process.js';
 import { engineWorkspace } from '../engine/helpers.js';
-import { liveTemplate, slowSmsWorkflow, smsMessage, startSlowSmsApi, until } from './engine-helpers.js';
+import { slowSmsWorkflow, smsMessage, startSlowSmsApi, until } from './engine-helpers.js';
+import { liveTemplate } from '../support/templates.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 

@@ -6,7 +6,8 @@ import { createPrivateDatabase } from '../support/private-database.js';
 import { startWorkerProcess, type ServerProcess } from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { engineWorkspace, liveWorkflow, node, trigger } from '../engine/helpers.js';
-import { faultSize, liveTemplate, messageCounts, subscribeUsers, until, webhookVendor } from './engine-helpers.js';
+import { faultSize, messageCounts, subscribeUsers, until, webhookVendor } from './engine-helpers.js';
+import { liveTemplate } from '../support/templates.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const RECIPIENTS = faultSize(2000, 10_000);

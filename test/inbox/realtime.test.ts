@@ -120,7 +120,7 @@ describe('in-app feed real time (socket.io)', () => {
     const ann = await open(await sdkAuth(inbox, 'ann'));
     // A second pool is what a worker process is to PostgreSQL: other connections, other backends.
     const worker =
-      t().engine === 'postgres'
+      t().databaseKind === 'postgres'
         ? createDatabase({ url: process.env.DATABASE_URL!, poolSize: 1 })
         : { db: { transaction: () => t().db.transaction(), destroy: async () => {} } };
     try {

@@ -41,7 +41,7 @@ describe('the web SDK’s live inbox across a server restart', () => {
       second = await buildApp({
         config: first.config,
         db: first.db,
-        engine: first.engine,
+        databaseKind: first.databaseKind,
         pglite: first.pglite,
         secretBox: first.secretBox,
         queue: first.engineRuntime!.queue,

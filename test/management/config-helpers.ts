@@ -1,5 +1,6 @@
 import type { TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
+import { liveTemplatesOf } from '../support/templates.js';
 
 /** Small drivers for the configuration endpoints, so tests read as the behaviour they check. */
 
@@ -48,7 +49,11 @@ export function configClient(t: () => TestApp, ws: WorkspaceFixture) {
         throw new Error(`commit failed: ${response.body}`);
       return response.json().version_no as number;
     },
-    postWorkflow: (slug: string, body: unknown, query = '') => inject('POST', `/workflow/${slug}/${query}`, body),
+    /** Saves the workflow, after committing the templates it names that do not exist yet (test/support/templates.ts). */
+    async postWorkflow(slug: string, body: unknown, query = '') {
+      await liveTemplatesOf(t, ws, (body as { tree?: unknown } | null)?.tree);
+      return inject('POST', `/workflow/${slug}/${query}`, body);
+    },
     getWorkflow: (slug: string, query = '') => inject('GET', `/workflow/${slug}/${query}`),
     commitWorkflow: (slug: string, query = '', body?: unknown) =>
       inject('PATCH', `/workflow/${slug}/commit/${query}`, body),

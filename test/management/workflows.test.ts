@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
+import { liveTemplate } from '../support/templates.js';
 import { configClient, definition, workflowBody } from './config-helpers.js';
 
 const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };
@@ -140,6 +141,88 @@ describe('POST/GET /v1/{workspace}/workflow/{slug}/: drafts and live versions', 
       status: 'active',
       trigger_events: ['order.paid'],
       version_no: 1,
+    });
+  });
+
+  it('refuses to commit a delivery node whose template does not exist or has only a draft, naming the node', async () => {
+    const ws = await createWorkspaceFixture(t());
+    const client = configClient(t, ws);
+    const templates = (method: 'POST' | 'PATCH', path: string, body: unknown) =>
+      t().app.inject({
+        method,
+        url: `/management/v2/${ws.slug}${path}`,
+        headers: ws.management,
+        payload: body as object,
+      });
+    // Only a draft: no committed version yet.
+    expect(
+      (await templates('POST', '/template/drafted/', { name: 'Drafted', enabled_channels: ['inbox'] })).statusCode,
+    ).toBe(200);
+    const body = workflowBody('system', {
+      tree: {
+        nodes: [
+          { name: 'Mail', node_type: 'send_email', properties: { template: 'missing' } },
+          {
+            name: 'Split',
+            node_type: 'branch',
+            branches: [
+              {
+                name: 'vip',
+                conditions: [
+                  {
+                    type: 'expression_v1',
+                    expression_v1: { op: 'AND', args: [{ variable_ns: '', variable: 'vip', op: '==', value: 'true' }] },
+                  },
+                ],
+                nodes: [],
+              },
+              {
+                name: 'rest',
+                is_default: true,
+                nodes: [{ name: 'Note', node_type: 'send_inbox', template: 'drafted' }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    // Saved as is (the client's postWorkflow would commit the missing templates first).
+    const saved = await client.inject('POST', '/workflow/notes/', body);
+    expect(saved.statusCode).toBe(201);
+    const errors = [
+      "tree.nodes[0] (send_email): template 'missing' does not exist",
+      "tree.nodes[1].branches[1].nodes[0] (send_inbox): template 'drafted' has no committed version (commit it first)",
+    ];
+    expect(saved.json().validation_result).toEqual({ is_valid: false, errors });
+    const refused = await client.commitWorkflow('notes');
+    expect(refused.json()).toEqual({
+      code: 400,
+      error_code: 'validation_error',
+      type: 'ValidationError',
+      message: `workflow 'notes' is invalid and cannot be committed: ${errors.join('; ')}`,
+      detail: { errors },
+    });
+    const withCommit = await client.inject('POST', '/workflow/notes/?commit=true', body);
+    expect(withCommit.json()).toMatchObject({ status: 'draft', validation_result: { is_valid: false, errors } });
+    expect((await client.getWorkflow('notes', '?mode=live')).statusCode).toBe(404);
+
+    // Positive control: once both templates have a committed version, the same draft commits.
+    await liveTemplate(t, ws, 'missing', ['email']);
+    expect(
+      (
+        await templates('POST', '/template/drafted/channel/inbox/variant/default/', {
+          locale: 'en',
+          content: { text: 'Hi' },
+        })
+      ).statusCode,
+    ).toBeLessThan(300);
+    expect((await templates('PATCH', '/template/drafted/commit/', {})).statusCode).toBe(200);
+    const committed = await client.commitWorkflow('notes');
+    expect(committed.statusCode).toBe(202);
+    expect(committed.json()).toMatchObject({
+      status: 'active',
+      version_no: 1,
+      validation_result: { is_valid: true, errors: [] },
     });
   });
 

@@ -130,7 +130,7 @@ describe('closing the app while work is in flight', { timeout: 240_000 }, () => 
       // (every pooled connection in a transaction) so the check waits, while the handshake itself arrives.
       inFlight(
         Promise.all(
-          Array.from({ length: t.engine === 'postgres' ? 5 : 1 }, () =>
+          Array.from({ length: t.databaseKind === 'postgres' ? 5 : 1 }, () =>
             t.db.transaction().execute(() => sleep(HOLD_MS)),
           ),
         ),

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, surfaceUrls } from '../../src/config.js';
+import { ConfigError, loadConfig, surfaceUrls, tracingOn } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has documented defaults', () => {
@@ -12,6 +12,7 @@ describe('configuration', () => {
       MANAGEMENT_PREFIX: '/management',
       LOG_LEVEL: 'info',
       BODY_LIMIT: 1_048_576,
+      RETENTION_DAYS: 90,
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
@@ -36,9 +37,24 @@ describe('configuration', () => {
       /^Invalid configuration: SECRET_KEY must be a string of at least 32 characters \(got "<redacted>"\)$/,
     ],
     [{ DATABASE_URL: 'postgres://localhost/x' }, /SECRET_KEY is required when DATABASE_URL is set/],
+    [{ RETENTION_DAYS: '-1' }, /^Invalid configuration: RETENTION_DAYS must be an integer from 0 to 36500/],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, /OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be a string matching/],
   ])('rejects %o with one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('traces when an OTLP endpoint is set, unless the SDK or the traces exporter is off', () => {
+    expect(tracingOn(loadConfig({}))).toBe(false);
+    expect(tracingOn(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }))).toBe(true);
+    expect(tracingOn(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }))).toBe(true);
+    expect(
+      tracingOn(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })),
+    ).toBe(false);
+    expect(
+      tracingOn(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })),
+    ).toBe(false);
   });
 
   it('makes the server exit non-zero with one clear line on bad config', () => {

@@ -419,7 +419,7 @@ describe('hostile segment queries, by family of issue 14', () => {
       select (select count(*)::int from segment_scopes
           where workspace_id in (${seed().ws.workspaceId}, ${seed().other.workspaceId})) as scopes,
         (select count(*)::int from pg_locks l left join pg_stat_activity a on a.pid = l.pid
-          where l.locktype = 'advisory' and (a.application_name = 'herald_segments' or ${t().engine === 'embedded'})) as locks,
+          where l.locktype = 'advisory' and (a.application_name = 'herald_segments' or ${t().databaseKind === 'embedded'})) as locks,
         (select count(*)::int from events where workspace_id in (${seed().ws.workspaceId}, ${seed().other.workspaceId})) as events`.execute(
       t().db,
     );

@@ -43,7 +43,7 @@ describe('segment runner without the guard', () => {
 
   it('on PostgreSQL, logs in as herald_segments on its own connection (session_user too), not SET ROLE', async () => {
     const { rows } = await run('select session_user::text as distinct_id');
-    expect(rows![0]!.distinct_id).toBe(t().engine === 'postgres' ? 'herald_segments' : 'postgres');
+    expect(rows![0]!.distinct_id).toBe(t().databaseKind === 'postgres' ? 'herald_segments' : 'postgres');
   });
 
   it('cannot change a setting or its role: EXECUTE on set_config is revoked', async () => {
@@ -193,7 +193,7 @@ describe('segment runner without the guard', () => {
     expect(response.statusCode).toBe(201);
     const { rows } = await run(`select current_setting('application_name') as distinct_id,
       current_setting('default_transaction_read_only') as read_only`);
-    if (t().engine === 'postgres') expect(rows).toEqual([{ distinct_id: 'herald_segments', read_only: 'on' }]);
+    if (t().databaseKind === 'postgres') expect(rows).toEqual([{ distinct_id: 'herald_segments', read_only: 'on' }]);
     const herald = await sql<{ role: string; readOnly: string }>`
       select current_user as role, current_setting('transaction_read_only') as "readOnly"`.execute(t().db);
     expect(herald.rows[0]).toEqual({ role: 'postgres', readOnly: 'off' });

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppDependencies } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase, type Db, type Engine } from '../../src/db/database.js';
+import { createDatabase, type DatabaseKind, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
@@ -15,7 +15,7 @@ export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
-  engine: Engine;
+  databaseKind: DatabaseKind;
   /** The embedded database itself (absent on PostgreSQL): another app over the same database needs it. */
   pglite: AppDependencies['pglite'];
   config: Config;
@@ -84,8 +84,8 @@ export async function buildTestApp(
       queries.maxParameters = Math.max(queries.maxParameters, event.query.parameters.length);
     },
   });
-  const { db, engine } = handle;
-  if (engine === 'embedded') await migrateToLatest(db);
+  const { db, kind: databaseKind } = handle;
+  if (databaseKind === 'embedded') await migrateToLatest(db);
   const logs: Record<string, unknown>[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, callback) {
@@ -104,7 +104,7 @@ export async function buildTestApp(
     queue: engineRuntime?.queue,
     config,
     db,
-    engine,
+    databaseKind,
     pglite: handle.pglite,
     secretBox,
     logStream,
@@ -116,7 +116,7 @@ export async function buildTestApp(
   return {
     app,
     db,
-    engine,
+    databaseKind,
     pglite: handle.pglite,
     config,
     secretBox,

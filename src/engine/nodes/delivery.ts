@@ -63,9 +63,16 @@ export const deliveredStep = (messages: RecordedMessage[]): StepNote => ({
   },
 });
 
+/** A delivery node of a fixed channel set (`send_email`, `send_mobile_push` …): its template on each channel. */
 export const deliveryNode =
   (channels: readonly string[]): NodeHandler =>
   async (context) => ({ kind: 'next', step: deliveredStep(await deliver(context, channels)) });
+
+/** `send_multi_channel`: its template on each of its channels (multiChannels). */
+export const sendMultiChannel: NodeHandler = async (context) => ({
+  kind: 'next',
+  step: deliveredStep(await deliver(context, multiChannels(context))),
+});
 
 const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
 

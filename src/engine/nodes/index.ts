@@ -1,39 +1,36 @@
+import { DELIVERY_NODE_CHANNELS, type NodeType } from '../../schemas/workflow-nodes.js';
 import { batch } from './batch.js';
 import { branch } from './branch.js';
 import { branchWaituntil } from './branch-waituntil.js';
 import { delay } from './delay.js';
+import { deliveryNode, sendMultiChannel } from './delivery.js';
 import { digest } from './digest.js';
 import { httpapiFetch } from './httpapi-fetch.js';
 import { httpapiWebhook } from './httpapi-webhook.js';
 import { invokeworkflow } from './invokeworkflow.js';
 import { listAddUser, listRemoveUser } from './list-membership.js';
 import { objectAddSubscription, objectRemoveSubscription } from './object-subscription.js';
-import { sendEmail } from './send-email.js';
-import { sendInbox } from './send-inbox.js';
-import { sendMobilePush } from './send-mobile-push.js';
-import { sendMsTeams } from './send-ms-teams.js';
-import { sendMultiChannel } from './send-multi-channel.js';
-import { sendSlack } from './send-slack.js';
 import { sendSmartChannelRouting } from './send-smart-channel-routing.js';
-import { sendSms } from './send-sms.js';
-import { sendWebpush } from './send-webpush.js';
-import { sendWhatsapp } from './send-whatsapp.js';
 import { timewindow } from './timewindow.js';
 import { transform } from './transform.js';
 import { userupdate } from './userupdate.js';
 import type { NodeHandler } from './types.js';
 
-/** The node types the engine runs; the commit-time validation (src/domain/workflow-tree.ts) admits exactly these. */
-export const NODE_HANDLERS: Record<string, NodeHandler> = {
-  send_email: sendEmail,
-  send_sms: sendSms,
-  send_whatsapp: sendWhatsapp,
-  send_mobile_push: sendMobilePush,
-  send_inbox: sendInbox,
-  send_webpush: sendWebpush,
-  send_slack: sendSlack,
-  send_ms_teams: sendMsTeams,
+/**
+ * One handler per node type of src/schemas/workflow-nodes.ts, the list the commit-time validation
+ * admits: a type without a handler here, or a key that is no node type, does not compile.
+ */
+const HANDLERS = {
+  send_email: deliveryNode(DELIVERY_NODE_CHANNELS.send_email),
+  send_sms: deliveryNode(DELIVERY_NODE_CHANNELS.send_sms),
+  send_whatsapp: deliveryNode(DELIVERY_NODE_CHANNELS.send_whatsapp),
+  send_mobile_push: deliveryNode(DELIVERY_NODE_CHANNELS.send_mobile_push),
+  send_inbox: deliveryNode(DELIVERY_NODE_CHANNELS.send_inbox),
+  send_webpush: deliveryNode(DELIVERY_NODE_CHANNELS.send_webpush),
+  send_slack: deliveryNode(DELIVERY_NODE_CHANNELS.send_slack),
+  send_ms_teams: deliveryNode(DELIVERY_NODE_CHANNELS.send_ms_teams),
   send_multi_channel: sendMultiChannel,
+  send_smart_channel_routing: sendSmartChannelRouting,
   delay,
   branch,
   httpapi_webhook: httpapiWebhook,
@@ -45,9 +42,11 @@ export const NODE_HANDLERS: Record<string, NodeHandler> = {
   objectoperation_addsubscription: objectAddSubscription,
   objectoperation_removesubscription: objectRemoveSubscription,
   transform,
-  send_smart_channel_routing: sendSmartChannelRouting,
   userupdate,
   subscriberlistoperation_adduser: listAddUser,
   subscriberlistoperation_removeuser: listRemoveUser,
   invokeworkflow,
-};
+} satisfies { [T in NodeType]: NodeHandler };
+
+/** By the node type a tree names: undefined for a type the engine does not run (a legacy tree may hold one). */
+export const NODE_HANDLERS: Readonly<Partial<Record<string, NodeHandler>>> = HANDLERS;

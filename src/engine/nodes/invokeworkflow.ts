@@ -1,7 +1,7 @@
 import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { readRecipient, RecordError, type Recipient } from '../../domain/trigger-records.js';
 import { field } from '../../domain/workflow-tree.js';
-import { acceptTriggers } from '../intake.js';
+import { acceptTriggersIn } from '../intake.js';
 import type { NodeHandler, RunContext } from './types.js';
 import { isObject } from '../../domain/values.js';
 
@@ -64,7 +64,7 @@ export const invokeworkflow: NodeHandler = async (context) => {
     ...(field(node, 'append_current_run_data') === true ? namespaces.data : {}),
     ...(isObject(ownData) ? ownData : {}),
   };
-  const [result] = await acceptTriggers(trx, context.queue, run.workspace_id, [
+  const [result] = await acceptTriggersIn(trx, context.queue, run.workspace_id, [
     {
       workflow: String(field(node, 'workflow')),
       recipients: [recipient],
