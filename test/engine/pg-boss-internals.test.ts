@@ -17,7 +17,7 @@ describe('what Herald assumes of pg-boss', () => {
 
   beforeAll(async () => {
     handle = createDatabase({ url, dataDir: 'memory://', poolSize: 4 });
-    if (handle.engine === 'embedded') await migrateToLatest(handle.db);
+    if (handle.kind === 'embedded') await migrateToLatest(handle.db);
     await sql`create table ${sql.id(table)} (id integer primary key, note text)`.execute(handle.db);
     queue = new Queue({ url, pglite: handle.pglite, schema, pollingIntervalSeconds: 0.5, poolSize: 2 });
     await queue.start();
