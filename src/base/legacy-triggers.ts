@@ -14,6 +14,7 @@ import {
 } from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
+import { presentTriggerResults } from '../presenters/triggers.js';
 import {
   failErrors,
   LegacyTriggerBodySchema,
@@ -117,18 +118,7 @@ export const legacyTriggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
         const records = body.map((record, i) => readLegacy(record, `[${i}]`));
         const results = await acceptTriggers(app.db, queue, workspace.id, records, app.credentials);
-        return reply.code(207).send({
-          status: 'success',
-          records: results.map((result) =>
-            result.ok
-              ? { status: 'success', status_code: 202, message_id: result.executionId }
-              : {
-                  status: 'error',
-                  status_code: result.status,
-                  error: { message: result.message, type: result.status === 404 ? 'not_found' : 'validation_error' },
-                },
-          ),
-        });
+        return reply.code(207).send(presentTriggerResults(results));
       }
       const [result] = await acceptTriggers(app.db, queue, workspace.id, [readLegacy(body, '')], app.credentials);
       if (!result!.ok) throw new HttpError(result!.status, result!.message);

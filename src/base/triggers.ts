@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { MAX_RECORDS, RecordError, readTriggerRecord, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
+import { presentTriggerResults } from '../presenters/triggers.js';
 import { cancelExecutions } from '../services/triggers.js';
 import { shortErrors } from '../schemas/common.js';
 import {
@@ -58,18 +59,7 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
             throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
           const records = body.map((record, i) => read(record, `[${i}]`));
           const results = await acceptTriggers(app.db, queue, workspaceId, records, app.credentials);
-          return reply.code(207).send({
-            status: 'success',
-            records: results.map((result) =>
-              result.ok
-                ? { status: 'success', status_code: 202, message_id: result.executionId }
-                : {
-                    status: 'error',
-                    status_code: result.status,
-                    error: { message: result.message, type: result.status === 404 ? 'not_found' : 'validation_error' },
-                  },
-            ),
-          });
+          return reply.code(207).send(presentTriggerResults(results));
         }
         const record = read(body);
         const [result] = await acceptTriggers(app.db, queue, workspaceId, [record], app.credentials);

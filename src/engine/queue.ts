@@ -1,7 +1,8 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery } from 'kysely';
-import { PgBoss, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
+import { PgBoss, fromKysely, fromPglite, type Db as IDatabase, type JobInsert, type WorkOptions } from 'pg-boss';
 import type { Db, Trx } from '../db/database.js';
+import { notifyQuery, withFirstStatement } from './pg-boss-internals.js';
 import { PROVIDER_CHANNELS, type ProviderChannel } from '../schemas/delivery-channels.js';
 import type { QueueReading } from '../telemetry/metrics.js';
 
@@ -86,15 +87,8 @@ export interface QueueOptions {
 const WOKEN_BY_SENDER: readonly QueueName[] = [QUEUES.trigger];
 const WAKE_INTERVAL_MS = 5;
 
-/** pg-boss statements, run on the caller's Kysely transaction. */
-export function onTransaction(trx: Db): IDatabase {
-  return {
-    async executeSql(text: string, values?: unknown[]) {
-      const result = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
-      return { rows: [...result.rows] as unknown[] };
-    },
-  } as IDatabase;
-}
+/** pg-boss statements, run on the caller's Kysely transaction (pg-boss's own public adapter). */
+const onTransaction = (trx: Db): IDatabase => fromKysely(trx);
 
 export type JobOptions = Omit<JobInsert, 'data'>;
 
@@ -213,31 +207,16 @@ export class Queue {
    * its insert as it does for sendMany; its parameters are renumbered after `first`'s.
    */
   async sendManyWith(db: Db, name: QueueName, jobs: { data: object; options?: JobOptions }[], first: CompiledQuery) {
-    const offset = first.parameters.length;
-    const combined: IDatabase = {
-      async executeSql(text: string, values?: unknown[]) {
-        const renumbered = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-        const head = `with herald_first as (${first.sql})`;
-        const sqlText = /^\s*with\s/i.test(renumbered)
-          ? renumbered.replace(/^\s*with\s/i, `${head}, `)
-          : `${head} ${renumbered}`;
-        const result = await db.executeQuery(CompiledQuery.raw(sqlText, [...first.parameters, ...(values ?? [])]));
-        return { rows: [...result.rows] as unknown[] };
-      },
-    } as IDatabase;
     await this.boss.insert(
       name,
       jobs.map((job) => ({ ...this.dueOn(job.options), data: job.data })),
-      { db: combined },
+      { db: withFirstStatement(db, first) },
     );
   }
 
-  /** The statement that wakes the workers of a queue (pg-boss's channel for this schema, as its listener derives it). */
+  /** The statement that wakes the workers of a queue (src/engine/pg-boss-internals.ts). */
   private notifySql(name: QueueName) {
-    return CompiledQuery.raw(
-      `select pg_notify('pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), 24), $2)`,
-      [this.schema, name],
-    );
+    return notifyQuery(this.schema, name);
   }
 
   /** Wakes the queue's workers when the caller's transaction commits (a queue in WOKEN_BY_SENDER). */

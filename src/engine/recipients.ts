@@ -2,7 +2,7 @@ import { applyUpsert } from '../domain/entity-operations.js';
 import type { Db } from '../db/database.js';
 import { newUlid } from '../ids.js';
 import type { Recipient } from '../domain/trigger-records.js';
-import { findExecutions } from '../repositories/executions.js';
+import { findExecutions, findExecutionStatus } from '../repositories/executions.js';
 import { findObjectsOf } from '../repositories/objects.js';
 import { findSubscriberPage, insertRuns, insertRunsOf, type NewRun } from '../repositories/runs.js';
 import { findMemberPage } from '../repositories/list-members.js';
@@ -196,11 +196,7 @@ async function startFanOuts(
  * the page size.
  */
 export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize: number) {
-  const execution = await trx
-    .selectFrom('executions')
-    .select('status')
-    .where('id', '=', job.executionId)
-    .executeTakeFirst();
+  const execution = await findExecutionStatus(trx, job.executionId);
   if (!execution || execution.status === 'cancelled') return;
   const page = await findSubscriberPage(trx, job.objectId, job.after, pageSize);
   if (page.length === 0) return;
@@ -236,11 +232,7 @@ export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize
  * broadcast stops at the next page.
  */
 export async function listFanOutPage(trx: Db, queue: Queue, job: ListFanoutJob, pageSize: number) {
-  const execution = await trx
-    .selectFrom('executions')
-    .select('status')
-    .where('id', '=', job.executionId)
-    .executeTakeFirst();
+  const execution = await findExecutionStatus(trx, job.executionId);
   if (!execution || execution.status === 'cancelled') return;
   const page = await findMemberPage(trx, job.listPk, job.after, pageSize);
   if (page.length === 0) return;

@@ -155,6 +155,11 @@ export function findExecution(db: Db, id: string) {
   return db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** An execution's status alone (a fan-out page stops at a cancelled one). */
+export function findExecutionStatus(db: Db, id: string) {
+  return db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst();
+}
+
 /** Several executions by id, in one statement. */
 export function findExecutions(db: Db, ids: string[]) {
   return db

@@ -1,5 +1,6 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/types.js';
 import type { VendorsTable } from '../db/engine-types.js';
 
 export type VendorRow = Selectable<VendorsTable>;
@@ -35,39 +36,34 @@ export function findVendor(db: Db, workspaceId: number, id: string, options: { l
   return query.executeTakeFirst();
 }
 
-/** The vendor each channel delivers through first: the default active one, else the first by priority (then age). */
-export async function findActiveVendors(db: Db, workspaceId: number) {
-  const rows = await db
-    .selectFrom('vendors')
-    .select(['id', 'channel', 'provider', 'nickname'])
-    .where('workspace_id', '=', workspaceId)
+/**
+ * The rule that orders a channel's vendors (docs/engine.md, "Deliveries"; docs/channels.md, "Failover"): the
+ * active ones, the default first, then by `priority` (lower first), then the oldest, ties by id. Both readers below
+ * go through it: the one home of "which vendor sends on this channel".
+ */
+const inChoiceOrder = <Q extends SelectQueryBuilder<Database, 'vendors', object>>(query: Q): Q =>
+  query
     .where('is_active', '=', true)
     .orderBy('is_default', 'desc')
     .orderBy('priority')
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id') as Q;
+
+/** The vendor each channel delivers through first (a run step's delivery decision reads them at once), by channel. */
+export async function findActiveVendors(db: Db, workspaceId: number) {
+  const rows = await inChoiceOrder(
+    db.selectFrom('vendors').select(['id', 'channel', 'provider', 'nickname']).where('workspace_id', '=', workspaceId),
+  ).execute();
   const byChannel = new Map<string, { id: string; provider: string; nickname: string | null }>();
   for (const row of rows) if (!byChannel.has(row.channel)) byChannel.set(row.channel, row);
   return byChannel;
 }
 
-/**
- * The vendors of a channel, in the order a delivery tries them (docs/channels.md, "Failover"): the active ones, the
- * default first, then by `priority` (lower first), then the oldest.
- */
+/** The vendors of a channel (whole rows), in the order a delivery tries them: one statement. */
 export function findChannelVendors(db: Db, workspaceId: number, channel: string) {
-  return db
-    .selectFrom('vendors')
-    .select(COLUMNS)
-    .where('workspace_id', '=', workspaceId)
-    .where('channel', '=', channel)
-    .where('is_active', '=', true)
-    .orderBy('is_default', 'desc')
-    .orderBy('priority')
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return inChoiceOrder(
+    db.selectFrom('vendors').select(COLUMNS).where('workspace_id', '=', workspaceId).where('channel', '=', channel),
+  ).execute();
 }
 
 /** Before a vendor becomes its channel's default, the previous default stops being one. */
