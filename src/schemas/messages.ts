@@ -48,7 +48,8 @@ export const MessageSchema = Type.Object(
     attempts: Type.Integer({ description: 'delivery attempts made' }),
     delivery_attempts: Type.Array(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: '{at, outcome (sent | retry | failed | stored), ms, reason, provider_response, vendor when recorded}',
+        description:
+          '{at, outcome (sent | retry | failed | stored), ms, reason, provider_response, vendor when recorded}',
       }),
       { description: 'every delivery attempt, oldest first (ours)' },
     ),
