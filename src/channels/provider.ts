@@ -76,8 +76,6 @@ export interface Provider {
    * by sending a test message to the destination its config names.
    */
   check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
-  /** Closes what the provider keeps between sends (connections), at shutdown. */
-  close?(): Promise<void>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

@@ -176,9 +176,8 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
     }
     return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
   };
-  const { check, close } = provider;
+  const { check } = provider;
   return {
-    ...(close ? { close: () => close() } : {}),
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,

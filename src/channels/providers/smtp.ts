@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import nodemailer from 'nodemailer';
 import type { NodemailerError } from 'nodemailer/lib/errors';
@@ -15,10 +14,8 @@ import {
 
 /**
  * Email over SMTP with nodemailer. `secure: true` is TLS from the first byte (port 465); otherwise the connection is
- * upgraded with STARTTLS whenever the server offers it (port 587 or 25). Deliveries share a pool of connections per
- * vendor (nodemailer's `pool: true`: up to 5 connections, 100 messages each), so a broadcast does not greet and log
- * in once per mail; a changed config gets a new pool and the old one is closed, an idle pool closes after a minute,
- * and every pool at shutdown (`close`). The vendor `test` action opens a connection of its own.
+ * upgraded with STARTTLS whenever the server offers it (port 587 or 25). One connection per message: simple, and an
+ * aborted or failed send never leaves a half-used connection behind for the next one.
  */
 export const SmtpConfigSchema = Type.Object(
   {
@@ -84,14 +81,13 @@ function configProblem(config: Record<string, unknown>): DeliveryOutcome | undef
   return undefined;
 }
 
-function transportOf(config: Record<string, unknown>, timeoutMs: number, pool = false) {
+function transportOf(config: Record<string, unknown>, timeoutMs: number) {
   const { username, password } = config;
   const secure = config.secure === true;
   // The attempt's deadline decides; nodemailer's own timers are a backstop a little later, so a slow server ends
   // with the same reason whichever phase it stalled in.
   const backstop = timeoutMs + 1000;
   return nodemailer.createTransport({
-    ...(pool ? { pool: true as const } : {}),
     host: config.host as string,
     port: typeof config.port === 'number' ? config.port : secure ? 465 : 587,
     secure,
@@ -105,43 +101,6 @@ function transportOf(config: Record<string, unknown>, timeoutMs: number, pool = 
   });
 }
 
-type Transport = ReturnType<typeof transportOf>;
-
-const IDLE_CLOSE_MS = 60_000;
-/** The pool of each vendor, with the config it was opened for. */
-const pools = new Map<string, { fingerprint: string; transport: Transport; idle: NodeJS.Timeout }>();
-
-/** The vendor's pooled transport, opened anew (the old one closed) when its config changed. */
-function pooledTransport(vendor: VendorConfig, timeoutMs: number): Transport {
-  const fingerprint = createHash('sha256').update(JSON.stringify(vendor.config)).digest('hex');
-  const held = pools.get(vendor.id);
-  if (held && held.fingerprint === fingerprint) {
-    held.idle.refresh();
-    return held.transport;
-  }
-  if (held) closePool(vendor.id);
-  const transport = transportOf(vendor.config, timeoutMs, true);
-  const idle = setTimeout(() => closePool(vendor.id), IDLE_CLOSE_MS).unref();
-  pools.set(vendor.id, { fingerprint, transport, idle });
-  return transport;
-}
-
-function closePool(vendorId: string) {
-  const held = pools.get(vendorId);
-  if (!held) return;
-  pools.delete(vendorId);
-  clearTimeout(held.idle);
-  held.transport.close();
-}
-
-/** Every pool closed (shutdown); the next send opens its vendor's again. */
-export async function closeSmtpPools() {
-  for (const vendorId of [...pools.keys()]) closePool(vendorId);
-}
-
-/** How many pools are open (tests). */
-export const openSmtpPools = () => pools.size;
-
 async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
   const config = vendor.config;
   const problem = configProblem(config);
@@ -154,7 +113,7 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
 
   const timeoutMs = timeoutOf(config);
-  const transporter = pooledTransport(vendor, timeoutMs);
+  const transporter = transportOf(config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -180,6 +139,8 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
     };
   } catch (error) {
     return outcomeOfError(error as NodemailerError, deadline);
+  } finally {
+    transporter.close();
   }
 }
 
@@ -212,5 +173,4 @@ export const smtpProvider: Provider = withoutSecrets({
   configSchema: SmtpConfigSchema,
   send,
   check,
-  close: closeSmtpPools,
 });
