@@ -32,6 +32,7 @@ import { outboundPolicyOf, type OutboundPolicy } from './channels/outbound.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { feedTree } from './base/feed.js';
 import { preferencePageRoutes } from './base/preference-page.js';
+import { providerCallbackRoutes } from './base/provider-callbacks.js';
 import { workspaceKeyBridgeRoutes } from './base/workspace-key-bridge.js';
 import { attachFeedSockets } from './base/feed-socket.js';
 import { NotifyListener } from './db/notify-listener.js';
@@ -209,6 +210,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(feedTree);
   await app.register(preferencePageRoutes);
   await app.register(workspaceKeyBridgeRoutes);
+  await app.register(providerCallbackRoutes(config.PUBLIC_URL));
   // Feed events from every process (PostgreSQL) or this one (embedded) reach the browsers' sockets.
   const feedEvents = new NotifyListener({
     channel: INBOX_CHANNEL,

@@ -103,6 +103,7 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
         fanoutPageSize: config.ENGINE_FANOUT_PAGE_SIZE,
         retentionDays: config.RETENTION_DAYS,
         preferenceLinks: { signer: database.secretBox, publicUrl: surfaceUrls(config).base_url },
+        publicUrl: config.PUBLIC_URL,
       })
     : undefined;
   // pg-boss recovers from these (a lost connection, a failed upkeep pass) but they are worth seeing.

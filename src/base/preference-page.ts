@@ -7,6 +7,7 @@ import {
   presentPreferencePage,
   presentUnsubscribePage,
 } from '../presenters/preference-page.js';
+import { parseFormBodies } from '../http/form-bodies.js';
 import { fullErrors } from '../schemas/common.js';
 import { findCategory, readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
 
@@ -24,11 +25,7 @@ export const preferencePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['preference page'];
   // The page's form posts and RFC 8058's one-click POST (`List-Unsubscribe=One-Click`) are urlencoded,
   // at most FORM_BODY_LIMIT; any other body meets the app's parsers and limits, as on every route.
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
+  parseFormBodies(app, FORM_BODY_LIMIT);
   const html = (reply: FastifyReply, status: number, page: string) =>
     reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
   const linkOf = (token: string) => openPreferenceLink(app.secretBox, token, Date.now());

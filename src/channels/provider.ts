@@ -51,7 +51,16 @@ export interface VendorConfig {
 /** What the process hands every send: where a recipient-chosen destination may be (channels/outbound.ts). */
 export interface SendContext {
   outbound: OutboundPolicy;
+  /**
+   * Where the vendor may report this message's delivery (a provider with `statusCallbacks`), when Herald knows its
+   * public URL (PUBLIC_URL); absent, no callback is asked for (docs/channels.md, "Twilio status callbacks").
+   */
+  statusCallbackUrl?: string;
 }
+
+/** The path a vendor's status callbacks reach (src/base/provider-callbacks.ts): the workspace and vendor, no secret. */
+export const statusCallbackPath = (provider: string, workspaceSlug: string, vendorId: string) =>
+  `/provider_callback/${provider}/${encodeURIComponent(workspaceSlug)}/${encodeURIComponent(vendorId)}/`;
 
 export interface Provider {
   /** The `provider` value of a vendor record: `smtp`, `twilio`, `vapid`, `fcm`, `apns`, `incoming_webhook`, `webhook`. */
@@ -76,6 +85,8 @@ export interface Provider {
    * by sending a test message to the destination its config names.
    */
   check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
+  /** Asks the vendor for status callbacks when the send context has a `statusCallbackUrl` (Twilio). */
+  readonly statusCallbacks?: true;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

@@ -97,6 +97,8 @@ export interface MessagesTable {
   clicked_at: NullableTimestamp;
   dismissed_at: NullableTimestamp;
   archived_at: NullableTimestamp;
+  /** The id the vendor gave the message (Twilio's MessageSid), when it gave one: its status callbacks name it. */
+  provider_message_id: string | null;
 }
 
 export interface VendorsTable {

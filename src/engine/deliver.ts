@@ -1,4 +1,10 @@
-import type { DeliveryChannel, DeliveryOutcome, MessageRecipient, Provider } from '../channels/provider.js';
+import {
+  statusCallbackPath,
+  type DeliveryChannel,
+  type DeliveryOutcome,
+  type MessageRecipient,
+  type Provider,
+} from '../channels/provider.js';
 import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
@@ -9,6 +15,7 @@ import { timeoutOf } from '../channels/providers/shared.js';
 import { findMessagesByIds, type DeliveryUpdate, type MessageRow } from '../repositories/messages.js';
 import { findRuns, type LockedRun } from '../repositories/runs.js';
 import { findChannelVendors } from '../repositories/vendors.js';
+import { findWorkspaceSlug } from '../repositories/workspaces.js';
 import { afterFailure, vendorForAttempt } from '../domain/vendor-failover.js';
 import { markTemplateTriggered } from '../repositories/templates.js';
 import { FailTogether } from './job-handler.js';
@@ -50,6 +57,8 @@ export interface DeliveryDeps {
   deliveryTimeoutMs?: number;
   /** Multiplies retry delays (tests shorten them; 1 in production). */
   retryDelayScale: number;
+  /** PUBLIC_URL: where vendors' status callbacks reach Herald; absent, none is asked for. */
+  publicUrl?: string;
 }
 
 /** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
@@ -129,14 +138,26 @@ interface ChosenVendor {
   nickname: string | null;
   config: Record<string, unknown>;
   fallbackAfterSeconds: number;
+  /** Where its provider's status callbacks go (a provider with `statusCallbacks`, and PUBLIC_URL set). */
+  statusCallbackUrl?: string;
 }
 
 /** A channel's active vendors with a known provider, in failover order (default first, then priority). */
 async function channelVendors(deps: DeliveryDeps, workspaceId: number, channel: string): Promise<ChosenVendor[]> {
   const rows = await findChannelVendors(deps.db, workspaceId, channel);
+  const calledBack = (name: string) => deps.providers.get(name)?.statusCallbacks === true;
+  const slug =
+    deps.publicUrl && rows.some((vendor) => calledBack(vendor.provider))
+      ? await findWorkspaceSlug(deps.db, workspaceId)
+      : undefined;
+  const root = deps.publicUrl?.replace(/\/+$/, '');
   return rows.flatMap((vendor) => {
     const provider = deps.providers.get(vendor.provider);
     if (!provider) return [];
+    const callback =
+      slug !== undefined && provider.statusCallbacks
+        ? { statusCallbackUrl: `${root}${statusCallbackPath(vendor.provider, slug, vendor.id)}` }
+        : {};
     return [
       {
         id: vendor.id,
@@ -145,6 +166,7 @@ async function channelVendors(deps: DeliveryDeps, workspaceId: number, channel: 
         nickname: vendor.nickname,
         config: openConfig(vendor.config, deps.secretBox),
         fallbackAfterSeconds: vendor.fallback_after_seconds,
+        ...callback,
       },
     ];
   });
@@ -199,7 +221,7 @@ async function callProvider(
           content: rendered.content,
         },
         AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
-        { outbound: deps.outbound },
+        { outbound: deps.outbound, statusCallbackUrl: vendor.statusCallbackUrl },
       ),
     );
   } catch (error) {
@@ -223,7 +245,17 @@ async function callProvider(
     triggered: true,
   };
   if (outcome.kind === 'sent')
-    return { outcome, update: { ...common, status: 'sent_by_vendor', sent: true, reason: null, error: null } };
+    return {
+      outcome,
+      update: {
+        ...common,
+        status: 'sent_by_vendor',
+        sent: true,
+        reason: null,
+        error: null,
+        ...(outcome.providerMessageId ? { provider_message_id: outcome.providerMessageId } : {}),
+      },
+    };
   const retryAfterMs = outcome.kind === 'retry' ? outcome.retryAfterMs : undefined;
   const next = afterFailure({
     outcome,

@@ -53,6 +53,8 @@ export interface EngineOptions {
   concurrency?: number;
   /** Signs each recipient's preference and unsubscribe links for templates (channels/preference-links.ts). */
   preferenceLinks?: PreferenceLinkOptions;
+  /** PUBLIC_URL: where vendors' status callbacks reach Herald (docs/channels.md, "Twilio status callbacks"). */
+  publicUrl?: string;
 }
 
 const BATCH_SIZE = 10;
@@ -108,6 +110,7 @@ export class Engine {
       now: this.now,
       deliveryTimeoutMs: this.options.deliveryTimeoutMs,
       retryDelayScale: this.options.retryDelayScale ?? 1,
+      publicUrl: this.options.publicUrl,
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
 

@@ -170,6 +170,19 @@ export function lockMessages(trx: Db, workspaceId: number, ids: string[]) {
     .execute();
 }
 
+/** The message its vendor knows by `providerMessageId` (Twilio's MessageSid), in one workspace, locked. */
+export function lockMessageByProviderId(trx: Db, workspaceId: number, providerMessageId: string) {
+  return trx
+    .selectFrom('messages')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('provider_message_id', '=', providerMessageId)
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 export interface MessageStateWrite {
   id: string;
   status: string;
@@ -214,6 +227,8 @@ export interface DeliveryUpdate {
   triggered?: boolean;
   sent?: boolean;
   delivered?: boolean;
+  /** The id the vendor gave the message (set when it gave one; kept otherwise). */
+  provider_message_id?: string;
 }
 
 /** Many deliveries' outcomes in one statement (each row says which fields it sets). */
@@ -225,6 +240,7 @@ export async function saveDeliveries(db: Db, updates: (DeliveryUpdate & { id: st
       content = case when w.f ? 'content' then w.f -> 'content' else m.content end,
       template = case when w.f ? 'template' then w.f -> 'template' else m.template end,
       vendor = case when w.f ? 'vendor' then w.f -> 'vendor' else m.vendor end,
+      provider_message_id = coalesce(w.f ->> 'provider_message_id', m.provider_message_id),
       attempts = case when w.f ? 'attempt' then m.attempts || jsonb_build_array(w.f -> 'attempt') else m.attempts end,
       triggered_at = case when w.f ? 'triggered' then coalesce(m.triggered_at, now()) else m.triggered_at end,
       sent_at = case when w.f ? 'sent' then coalesce(m.sent_at, now()) else m.sent_at end,

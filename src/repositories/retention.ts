@@ -106,6 +106,19 @@ export const purges = {
            and not exists (select 1 from workflow_runs r where r.id = b.waiter_run_id and r.status in ${LIVE_RUN})
          limit ${limit}))`,
     ),
+  /**
+   * Delivery-status webhook events (docs/webhooks.md) made before the cutoff: delivered or failed ones, and pending
+   * ones too, but never one made in the last 24 hours (its retries' window), whatever the cutoff.
+   */
+  webhook_deliveries: (db: Db, cutoff: Date, limit: number) =>
+    deleted(
+      db,
+      sql`delete from webhook_deliveries where id = any(array(
+        select id from webhook_deliveries
+         where created_at < ${cutoff}
+           and (status <> 'pending' or created_at < now() - interval '24 hours')
+         order by created_at limit ${limit}))`,
+    ),
 } satisfies Record<string, (db: Db, cutoff: Date, limit: number) => Promise<number>>;
 
 export type PurgedTable = keyof typeof purges;

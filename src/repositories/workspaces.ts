@@ -7,6 +7,12 @@ export function findWorkspaceBySlug(db: Db, slug: string): Promise<Workspace | u
   return db.selectFrom('workspaces').select(WORKSPACE_COLUMNS).where('slug', '=', slug).executeTakeFirst();
 }
 
+/** A workspace's slug by its id (what a vendor's callback URL names). */
+export async function findWorkspaceSlug(db: Db, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('workspaces').select('slug').where('id', '=', id).executeTakeFirst();
+  return row?.slug;
+}
+
 export function insertWorkspace(
   db: Db,
   input: { slug: string; name: string; description?: string | null },

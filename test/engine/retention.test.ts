@@ -144,6 +144,45 @@ describe('retention', () => {
     expect(await count('messages', inExecutions(recent))).toBe(2);
   });
 
+  it('purges delivery-status webhook events older than the cutoff, but never a pending one under 24 hours old', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = `whep_retention_${ws.workspaceId}`;
+    await sql`insert into webhook_endpoints (id, workspace_id, url, events, is_active, secret)
+      values (${endpoint}, ${ws.workspaceId}, 'https://example.com/hook', '["message.sent"]'::jsonb, false, 'sealed')`.execute(
+      t().db,
+    );
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    const events: [string, string, Date][] = [
+      ['old-delivered', 'delivered', hoursAgo(24 * (DAYS + 10))],
+      ['old-failed', 'failed', hoursAgo(24 * (DAYS + 10))],
+      ['old-pending', 'pending', hoursAgo(24 * (DAYS + 10))],
+      ['new-delivered', 'delivered', hoursAgo(1)],
+      ['new-pending', 'pending', hoursAgo(1)],
+      ['day-old-pending', 'pending', hoursAgo(25)],
+    ];
+    for (const [id, status, at] of events)
+      await sql`insert into webhook_deliveries (id, workspace_id, endpoint_id, message_id, type, occurred_at, queued_at, status, created_at)
+        values (${id}, ${ws.workspaceId}, ${endpoint}, 'msg_none', 'message.sent', ${at}, ${at}, ${status}, ${at})`.execute(
+        t().db,
+      );
+    const left = async () =>
+      (
+        await sql<{
+          id: string;
+        }>`select id from webhook_deliveries where endpoint_id = ${endpoint} order by id`.execute(t().db)
+      ).rows.map((row) => row.id);
+    const pass = (now: number) =>
+      purgeExpired({ db: t().db, queue: t().engineRuntime!.queue, now: () => now, days: DAYS, batchSize: 1 });
+
+    // Now: what is older than RETENTION_DAYS goes, finished or not.
+    expect((await pass(Date.now())).webhook_deliveries).toBe(3);
+    expect(await left()).toEqual(['day-old-pending', 'new-delivered', 'new-pending']);
+    // The clock moved far ahead: everything is past the cutoff, but a pending event made less than 24 hours ago
+    // (by the database's clock) is still being retried, and stays.
+    expect((await pass(Date.now() + 1000 * DAY)).webhook_deliveries).toBe(2);
+    expect(await left()).toEqual(['new-pending']);
+  });
+
   it('runs hourly on a pg-boss schedule, and a scheduled job purges with the engine clock', async () => {
     const { queue } = t().engineRuntime!;
     const schedules = await queue.boss.getSchedules(QUEUES.retention);

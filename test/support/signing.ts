@@ -18,3 +18,14 @@ export function signedHeaders(input: {
     .digest('base64');
   return { authorization: `${input.key}:${signature}`, 'content-type': contentType, date };
 }
+
+/**
+ * A Twilio webhook's `X-Twilio-Signature`, made as Twilio documents it
+ * (https://www.twilio.com/docs/usage/security#validating-requests), independently of Herald's check: the full URL,
+ * then each POST parameter's name and value sorted by name, HMAC-SHA1 with the auth token, in base64.
+ */
+export function twilioSignature(authToken: string, url: string, params: Record<string, string>) {
+  let data = url;
+  for (const name of Object.keys(params).sort()) data += `${name}${params[name]}`;
+  return createHmac('sha1', Buffer.from(authToken, 'utf-8')).update(Buffer.from(data, 'utf-8')).digest('base64');
+}

@@ -181,6 +181,7 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,
+    ...(provider.statusCallbacks ? { statusCallbacks: true as const } : {}),
     send: (vendor, request, signal, context) =>
       guarded(vendor, request, () => provider.send(vendor, request, signal, context)),
     ...(check

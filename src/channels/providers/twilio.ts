@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
+import { constantTimeEqual } from '../../crypto/tokens.js';
+import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
   baseUrl,
@@ -43,7 +45,12 @@ function textOf(request: DeliveryRequest): string | undefined {
   return nonEmptyString(body) ? body : undefined;
 }
 
-async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+async function send(
+  vendor: VendorConfig,
+  request: DeliveryRequest,
+  signal: AbortSignal,
+  context?: SendContext,
+): Promise<DeliveryOutcome> {
   const config = vendor.config;
   const { account_sid: sid, auth_token: token, from } = config;
   if (!nonEmptyString(sid) || !nonEmptyString(token) || !nonEmptyString(from))
@@ -58,6 +65,8 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   const form = new URLSearchParams({ To: address(to), Body: text });
   if (/^MG[0-9a-fA-F]{32}$/.test(from)) form.set('MessagingServiceSid', from);
   else form.set('From', address(from));
+  // Twilio posts the message's progress there (src/base/provider-callbacks.ts): delivered, failed, undelivered.
+  if (context?.statusCallbackUrl) form.set('StatusCallback', context.statusCallbackUrl);
 
   const url = `${baseUrlOf(config, TWILIO_API)}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`;
   const deadline = attemptDeadline(signal, timeoutOf(config));
@@ -114,10 +123,41 @@ async function check(vendor: VendorConfig, signal: AbortSignal): Promise<Deliver
     : { kind: 'sent', providerResponse: nonEmptyString(body.status) ? { status: body.status } : null };
 }
 
+/**
+ * Twilio's request signature (https://www.twilio.com/docs/usage/security#validating-requests): HMAC-SHA1 with the
+ * auth token over the full URL Twilio called, followed by each POST parameter's name and value in the order of
+ * their names, in base64.
+ */
+export function twilioSignature(authToken: string, url: string, params: Record<string, string>) {
+  const signed = Object.keys(params)
+    .sort()
+    .reduce((text, name) => text + name + params[name], url);
+  return createHmac('sha1', authToken).update(signed, 'utf8').digest('base64');
+}
+
+/** Whether `X-Twilio-Signature` is Twilio's for this request (constant-time). */
+export const isTwilioSigned = (
+  authToken: string,
+  url: string,
+  params: Record<string, string>,
+  signature: string | undefined,
+) => typeof signature === 'string' && constantTimeEqual(signature, twilioSignature(authToken, url, params));
+
+/**
+ * What a status callback's `MessageStatus` means for the message: Twilio's final outcomes only (`read`, WhatsApp's,
+ * implies delivered); `queued`, `sending`, `sent` and the like change nothing.
+ */
+export function twilioOutcome(status: string): 'delivered' | 'failed' | undefined {
+  if (status === 'delivered' || status === 'read') return 'delivered';
+  if (status === 'failed' || status === 'undelivered') return 'failed';
+  return undefined;
+}
+
 export const twilioProvider: Provider = withoutSecrets({
   name: 'twilio',
   channels: ['sms', 'whatsapp'],
   configSchema: TwilioConfigSchema,
+  statusCallbacks: true,
   send,
   check,
 });

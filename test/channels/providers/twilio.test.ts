@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { twilioProvider } from '../../../src/channels/providers/twilio.js';
-import { deliveryRequest, sendChecked, vendorOf } from '../../support/deliveries.js';
+import { isTwilioSigned, twilioProvider, twilioSignature } from '../../../src/channels/providers/twilio.js';
+import { deliveryRequest, LOOPBACK_ALLOWED, sendChecked, vendorOf } from '../../support/deliveries.js';
 import { closedPort, HttpPeer } from '../../support/http-peer.js';
 
 const SID = 'AC00000000000000000000000000000001';
@@ -55,6 +55,34 @@ describe('twilio provider', () => {
       From: 'whatsapp:+14155550100',
       Body: 'hola',
     });
+  });
+
+  it('asks for status callbacks only when the send context names the URL (PUBLIC_URL set)', async () => {
+    peer.answer({ status: 201, body: { sid: 'SM126' } }, { status: 201, body: { sid: 'SM127' } });
+    const callbackUrl = 'https://herald.example.com/provider_callback/twilio/acme/vnd_01/';
+    await sendChecked(twilioProvider, vendorOf('twilio', config()), sms, {
+      secrets: [TOKEN],
+      context: { outbound: LOOPBACK_ALLOWED.outbound, statusCallbackUrl: callbackUrl },
+    });
+    expect(new URLSearchParams(peer.last.text).get('StatusCallback')).toBe(callbackUrl);
+    await send();
+    expect(new URLSearchParams(peer.last.text).has('StatusCallback')).toBe(false);
+  });
+
+  it('checks a callback signature as Twilio documents it', () => {
+    const url = 'https://mycompany.com/myapp.php?foo=1&bar=2';
+    const params = {
+      CallSid: 'CA1234567890ABCDE',
+      Caller: '+12349013030',
+      Digits: '1234',
+      From: '+12349013030',
+      To: '+18005551212',
+    };
+    // Twilio's own example (https://www.twilio.com/docs/usage/security#validating-requests).
+    expect(twilioSignature('12345', url, params)).toBe('0/KCTR6DLpKmkAf8muzZqo1nDgQ=');
+    expect(isTwilioSigned('12345', url, params, '0/KCTR6DLpKmkAf8muzZqo1nDgQ=')).toBe(true);
+    expect(isTwilioSigned('12345', url, { ...params, Digits: '1235' }, '0/KCTR6DLpKmkAf8muzZqo1nDgQ=')).toBe(false);
+    expect(isTwilioSigned('12345', url, params, undefined)).toBe(false);
   });
 
   it('sends through a Messaging Service when from is its SID', async () => {
