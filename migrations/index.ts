@@ -22,6 +22,7 @@ import * as runTraces from './2026-11-27T40-run-traces.js';
 import * as heraldSettings from './2026-11-27T60-herald-settings.js';
 import * as webhookEndpoints from './2026-11-27T70-webhook-endpoints.js';
 import { vendorSecrets, type VendorSealer } from './2026-11-28T10-vendor-secrets.js';
+import * as inboxSecrets from './2026-11-28T20-inbox-secrets.js';
 import * as vendorFailover from './2026-11-28T11-vendor-failover.js';
 
 export type { VendorSealer };
@@ -55,6 +56,7 @@ export const migrationsWith = (sealer?: VendorSealer): Record<string, Migration>
   '2026-11-27T70-webhook-endpoints': webhookEndpoints,
   '2026-11-28T10-vendor-secrets': vendorSecrets(sealer),
   '2026-11-28T11-vendor-failover': vendorFailover,
+  '2026-11-28T20-inbox-secrets': inboxSecrets,
 });
 
 /** The migrations by name (what `herald migrate --status` and the doctor list). */

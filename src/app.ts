@@ -31,6 +31,7 @@ import type { Queue } from './engine/queue.js';
 import { outboundPolicyOf, type OutboundPolicy } from './channels/outbound.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { feedTree } from './base/feed.js';
+import { legacyInboxRoutes } from './base/legacy-inbox.js';
 import { preferencePageRoutes } from './base/preference-page.js';
 import { workspaceKeyBridgeRoutes } from './base/workspace-key-bridge.js';
 import { attachFeedSockets } from './base/feed-socket.js';
@@ -207,6 +208,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(baseTree);
   await app.register(feedTree);
+  await app.register(legacyInboxRoutes);
   await app.register(preferencePageRoutes);
   await app.register(workspaceKeyBridgeRoutes);
   // Feed events from every process (PostgreSQL) or this one (embedded) reach the browsers' sockets.
