@@ -23,6 +23,7 @@ import {
 import { createPublicKey, createSigningKey, newPublicKey, rollSigningKey } from '../services/inbox-keys.js';
 import { readInboxSecret, rotateInboxSecret } from '../services/inbox-secrets.js';
 import { Type } from '@sinclair/typebox';
+import { EmptyBodySchema } from '../schemas/empty-body.js';
 
 const publicKeyNotFound = (id: string) => notFound(`public key '${id}' not found`);
 
@@ -54,6 +55,7 @@ export const inboxKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'rotateInboxSecret',
         summary: 'Make or replace the inbox secret (the old one stops working at once); shown whole only here',
         params: WorkspaceParamsSchema,
+        body: EmptyBodySchema,
         response: { 201: InboxSecretSchema, ...errors(401, 404) },
       },
     },
