@@ -24,6 +24,7 @@ import * as webhookEndpoints from './2026-11-27T70-webhook-endpoints.js';
 import { vendorSecrets, type VendorSealer } from './2026-11-28T10-vendor-secrets.js';
 import * as vendorFailover from './2026-11-28T11-vendor-failover.js';
 import * as providerMessageIds from './2026-11-28T20-provider-message-ids.js';
+import * as inboxSecrets from './2026-11-28T30-inbox-secrets.js';
 
 export type { VendorSealer };
 
@@ -57,6 +58,7 @@ export const migrationsWith = (sealer?: VendorSealer): Record<string, Migration>
   '2026-11-28T10-vendor-secrets': vendorSecrets(sealer),
   '2026-11-28T11-vendor-failover': vendorFailover,
   '2026-11-28T20-provider-message-ids': providerMessageIds,
+  '2026-11-28T30-inbox-secrets': inboxSecrets,
 });
 
 /** The migrations by name (what `herald migrate --status` and the doctor list). */

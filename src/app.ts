@@ -31,6 +31,7 @@ import type { Queue } from './engine/queue.js';
 import { outboundPolicyOf, type OutboundPolicy } from './channels/outbound.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { feedTree } from './base/feed.js';
+import { legacyInboxRoutes } from './base/legacy-inbox.js';
 import { preferencePageRoutes } from './base/preference-page.js';
 import { providerCallbackRoutes } from './base/provider-callbacks.js';
 import { workspaceKeyBridgeRoutes } from './base/workspace-key-bridge.js';
@@ -208,6 +209,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   await app.register(baseTree);
   await app.register(feedTree);
+  await app.register(legacyInboxRoutes);
   await app.register(preferencePageRoutes);
   await app.register(workspaceKeyBridgeRoutes);
   await app.register(providerCallbackRoutes(config.PUBLIC_URL));

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
 import { inboxTokenChecker, inboxWorkspacesChanged, verifyInboxConnection } from '../auth/inbox-token.js';
-import { feedOwner, readInboxEvent } from '../services/feed.js';
+import { feedOwner, readInboxEvent, type InboxEvent } from '../services/feed.js';
+import { legacyFeedOwner } from '../services/legacy-inbox.js';
+import { HttpError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,7 +25,12 @@ export interface CredentialChanges {
 /** What an open socket was admitted with: checked again when its workspace's keys change, closed at `exp`. */
 interface SocketCredentials {
   workspaceId: number;
-  headers: { authorization?: string; signature?: string };
+  headers?: { authorization?: string; signature?: string };
+  /** An older inbox client's: its workspace key and signed subscriber id. */
+  legacy?: {
+    authorization: string | undefined;
+    who: { distinct_id: string; subscriber_id: string; tenant_id?: string };
+  };
   expiry?: NodeJS.Timeout;
 }
 
@@ -33,6 +40,25 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** The socket.io room of one subscriber's feed in one tenant. */
 const feedRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
   JSON.stringify([workspaceId, distinctId, tenantId]);
+
+/** The room of the same feed for the older inbox clients (src/base/legacy-inbox.ts), who hear other event names. */
+const legacyRoom = (workspaceId: number, distinctId: string, tenantId: string) =>
+  JSON.stringify([workspaceId, distinctId, tenantId, 'legacy']);
+
+/** A feed event as the older inbox clients hear it (`@suprsend/js-inbox` 2), or undefined when they have none for it. */
+function legacyEvent(event: InboxEvent): [string, Record<string, unknown>] | undefined {
+  const data = event.data;
+  switch (event.event) {
+    case 'new_notification':
+      return ['new_notification', { n_id: data.n_id }];
+    case 'notification_update':
+      return ['notification_updated', { n_id: data.n_id, type: data.action }];
+    case 'reset_badge':
+      return ['update_badge', {}];
+    case 'bulk_notification_update':
+      return data.action === 'read' && data.notification_ids === 'all' ? ['mark_all_read', {}] : undefined;
+  }
+}
 
 // The web SDK asks for a new token (when it can) on exactly this message.
 const WRONG_TOKEN = 'Authentication Error: wrong auth token';
@@ -79,6 +105,26 @@ export function attachFeedSockets(
     if (closing) return dropWhileClosing(socket);
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    if (auth.subscriber_id !== undefined) {
+      // An older inbox client: the workspace key and the subscriber id the inbox secret signs (no expiry).
+      const legacy = {
+        authorization: text(auth.authorization),
+        who: {
+          distinct_id: text(auth.distinct_id) ?? '',
+          subscriber_id: text(auth.subscriber_id) ?? '',
+          tenant_id: text(auth.tenant_id),
+        },
+      };
+      legacyFeedOwner(app.db, app.secretBox, legacy.authorization, legacy.who)
+        .then((owner) => {
+          if (closing) return dropWhileClosing(socket);
+          socket.data = { workspaceId: owner.workspaceId, legacy } satisfies SocketCredentials;
+          void socket.join(legacyRoom(owner.workspaceId, owner.distinctId, owner.tenantId));
+          next();
+        })
+        .catch(() => next(new Error(WRONG_TOKEN)));
+      return;
+    }
     const headers = { authorization: text(auth.authorization), signature: text(auth['x-ss-signature']) };
     const check = async (): Promise<Awaited<ReturnType<typeof verifyInboxConnection>>> => {
       const heard = changesHeard;
@@ -107,8 +153,17 @@ export function attachFeedSockets(
     const verifies = inboxTokenChecker(app.db);
     for (const socket of io.of('/').sockets.values()) {
       const credentials = socket.data as SocketCredentials | undefined;
-      if (!credentials?.headers || (workspaces !== 'all' && !workspaces.has(credentials.workspaceId))) continue;
-      verifies(credentials.headers).then(
+      if (!credentials || (workspaces !== 'all' && !workspaces.has(credentials.workspaceId))) continue;
+      const { headers, legacy } = credentials;
+      const check = headers
+        ? verifies(headers)
+        : legacy
+          ? legacyFeedOwner(app.db, app.secretBox, legacy.authorization, legacy.who).then(
+              () => true,
+              (error: unknown) => (error instanceof HttpError && error.status === 401 ? false : Promise.reject(error)),
+            )
+          : undefined;
+      check?.then(
         (ok) => {
           if (!ok) refuse(socket);
         },
@@ -119,7 +174,10 @@ export function attachFeedSockets(
   });
   source.onPayload((payload) => {
     const event = readInboxEvent(payload);
-    if (event) io.to(feedRoom(event.workspaceId, event.distinctId, event.tenantId)).emit(event.event, event.data);
+    if (!event) return;
+    io.to(feedRoom(event.workspaceId, event.distinctId, event.tenantId)).emit(event.event, event.data);
+    const legacy = legacyEvent(event);
+    if (legacy) io.to(legacyRoom(event.workspaceId, event.distinctId, event.tenantId)).emit(...legacy);
   });
   // Fastify's server.close() waits for every open connection, and the onClose hooks run only after
   // it: every transport is closed here, before it, or shutdown waits on the browsers. That includes a

@@ -442,7 +442,15 @@ export interface RegisteredEventsTable {
   updated_at: Timestamp;
 }
 
+/** The older inbox clients' secret (docs/clients.md): one per workspace, sealed with the secret box. */
+export interface InboxSecretsTable {
+  workspace_id: number;
+  secret_ciphertext: string;
+  created_at: Timestamp;
+}
+
 export interface Database extends EngineTables, WebhookTables {
+  inbox_secrets: InboxSecretsTable;
   workspaces: WorkspacesTable;
   service_tokens: ServiceTokensTable;
   api_keys: ApiKeysTable;

@@ -72,6 +72,13 @@ const securitySchemes = {
       name: 'Authorization',
       description: "The in-app feed only: the workspace's public key (`SS.PUBK.…`), with InboxUserToken",
     },
+    InboxWorkspaceKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description:
+        'The older inbox clients only: `<workspace_key>:<anything>`, with `subscriber_id` = base64url(HMAC-SHA256(inbox secret, distinct_id)) in the query or body (docs/clients.md)',
+    },
     InboxUserToken: {
       type: 'apiKey',
       in: 'header',

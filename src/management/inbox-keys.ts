@@ -21,12 +21,51 @@ import {
   SigningKeySchema,
 } from '../schemas/inbox-keys.js';
 import { createPublicKey, createSigningKey, newPublicKey, rollSigningKey } from '../services/inbox-keys.js';
+import { readInboxSecret, rotateInboxSecret } from '../services/inbox-secrets.js';
+import { Type } from '@sinclair/typebox';
+import { EmptyBodySchema } from '../schemas/empty-body.js';
 
 const publicKeyNotFound = (id: string) => notFound(`public key '${id}' not found`);
 
 /** The in-app inbox's keys (docs/channels.md): public keys name the workspace to a browser, signing keys sign user tokens. */
 export const inboxKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['inbox keys'];
+
+  // The older inbox clients' secret (docs/clients.md): shown masked; a POST makes or replaces it and shows it once.
+  const InboxSecretSchema = Type.Object({ secret: Type.String(), created_at: Type.String({ format: 'date-time' }) });
+  app.get(
+    '/v1/:workspace/inbox_secret/',
+    {
+      schema: {
+        tags,
+        operationId: 'getInboxSecret',
+        summary: "The older inbox clients' secret, masked",
+        params: WorkspaceParamsSchema,
+        response: { 200: InboxSecretSchema, ...errors(401, 404) },
+      },
+    },
+    async (request) => readInboxSecret(app.db, app.secretBox, request.workspace.id),
+  );
+
+  app.post(
+    '/v1/:workspace/inbox_secret/',
+    {
+      schema: {
+        tags,
+        operationId: 'rotateInboxSecret',
+        summary: 'Make or replace the inbox secret (the old one stops working at once); shown whole only here',
+        params: WorkspaceParamsSchema,
+        body: EmptyBodySchema,
+        response: { 201: InboxSecretSchema, ...errors(401, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await rotateInboxSecret(app.db, { secretBox: app.secretBox, cache: app.credentials }, request.workspace.id),
+        ),
+  );
 
   app.get(
     '/v1/:workspace/ws_public_key/',

@@ -44,8 +44,15 @@ export async function listFeed(
   filter: FeedFilter,
   after: FeedCursor | undefined,
   limit: number,
+  numbered?: { offset: number; createdUpToMs?: number },
 ) {
-  let rows = owned(db, owner).selectAll().where(matches(filter));
+  // The older inbox clients page by number over the notifications that existed when their first page was read.
+  const upTo = numbered?.createdUpToMs;
+  const scope = () => {
+    const rows = owned(db, owner).where(matches(filter));
+    return upTo === undefined ? rows : rows.where(sql<SqlBool>`${CREATED_MS} <= ${upTo}`);
+  };
+  let rows = scope().selectAll();
   if (after)
     rows = rows.where(sql<SqlBool>`(${PINNED}, ${CREATED_MS}) < (${after.pinned ? 1 : 0}, ${after.createdOnMs})`);
   const page = await rows
@@ -53,9 +60,9 @@ export async function listFeed(
     .orderBy('created_at', 'desc')
     .orderBy('seq', 'desc')
     .limit(limit + 1)
+    .offset(numbered?.offset ?? 0)
     .execute();
-  const total = await owned(db, owner)
-    .where(matches(filter))
+  const total = await scope()
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .executeTakeFirstOrThrow();
   return { rows: page.slice(0, limit), hasMore: page.length > limit, total: Number(total.count) };

@@ -39,6 +39,7 @@ describe('OpenAPI', () => {
       'BearerApiKey',
       'SignedWorkspaceKey',
       'InboxPublicKey',
+      'InboxWorkspaceKey',
       'InboxUserToken',
       'ServiceToken',
     ]);
@@ -150,6 +151,13 @@ describe('OpenAPI', () => {
 const REQUIRED_QUERY_PARAMETERS = [
   'GET /v1/user/{distinct_id}/preference/evaluate/ category',
   'GET /v1/user/{distinct_id}/preference/evaluate/ channel',
+  // The older inbox clients send both on every call: the subscriber id the inbox secret signs (docs/clients.md).
+  'GET /notifications/ distinct_id',
+  'GET /notifications/ subscriber_id',
+  'GET /notification_count/ distinct_id',
+  'GET /notification_count/ subscriber_id',
+  'GET /notification/{n_id}/ distinct_id',
+  'GET /notification/{n_id}/ subscriber_id',
   // Its management twin (docs/management-twins.md).
   'GET /management/v1/{workspace}/user/{distinct_id}/preference/evaluate/ category',
   'GET /management/v1/{workspace}/user/{distinct_id}/preference/evaluate/ channel',

@@ -137,9 +137,11 @@ export async function routeCatalogue(
         const fail = errorSchemas.some((schema) => schema?.properties && 'status' in schema.properties);
         const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
         const publicRoute = Array.isArray(operation.security) && operation.security.length === 0;
-        // The in-app feed authenticates with a public key and a user token (test/inbox/).
+        // The in-app feed authenticates with a public key and a user token, the older inbox API with the
+        // workspace key and a subscriber id the inbox secret signs (test/inbox/).
         const inboxRoute =
-          Array.isArray(operation.security) && JSON.stringify(operation.security).includes('InboxUserToken');
+          Array.isArray(operation.security) &&
+          /InboxUserToken|InboxWorkspaceKey/.test(JSON.stringify(operation.security));
         // The CLI's bridge call sits beside the base surface but takes a service token.
         const serviceTokenRoute =
           Array.isArray(operation.security) && JSON.stringify(operation.security).includes('ServiceToken');

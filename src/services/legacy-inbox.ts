@@ -1,0 +1,68 @@
+import type { Db } from '../db/database.js';
+import type { Sealer } from '../domain/vendor-secrets.js';
+import { readStoreParam, type Parsed } from '../domain/feed.js';
+import { badRequest, unauthorized } from '../errors.js';
+import { presentNotification } from '../presenters/feed.js';
+import { listFeed, type FeedOwner } from '../repositories/feed.js';
+import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
+import type { MessageRow } from '../repositories/messages.js';
+import { countNotifications, getNotification } from './feed.js';
+import { inboxSubscriberIdMatches } from './inbox-secrets.js';
+
+/**
+ * An older inbox client's call (docs/clients.md): `Authorization: <workspace key>:<anything>` names the
+ * workspace (an active, undeleted pair); `subscriber_id` must be the workspace inbox secret's HMAC of
+ * `distinct_id`. Every failure is the same 401. The feed read is the caller's, in the tenant it names.
+ */
+export async function legacyFeedOwner(
+  db: Db,
+  secretBox: Sealer,
+  authorization: string | undefined,
+  who: { distinct_id: string; subscriber_id: string; tenant_id?: string },
+): Promise<FeedOwner> {
+  const key = authorization?.split(':')[0]?.trim();
+  if (!key || !who.distinct_id || !who.subscriber_id) throw unauthorized();
+  const pair = await findAuthenticatingWorkspaceKey(db, key);
+  if (!pair) throw unauthorized();
+  if (!(await inboxSubscriberIdMatches(db, secretBox, pair.id, who.distinct_id, who.subscriber_id)))
+    throw unauthorized();
+  return { workspaceId: pair.id, distinctId: who.distinct_id, tenantId: who.tenant_id ?? 'default' };
+}
+
+/** A notification as the older clients read it: their `seen_on` is the time it was read (their mark read sets it). */
+export function presentLegacyNotification(notification: ReturnType<typeof presentNotification>) {
+  return { ...notification, seen_on: notification.read_on };
+}
+
+const value = <T>(parsed: Parsed<T>): T => {
+  if (!parsed.ok) throw badRequest(parsed.message);
+  return parsed.value;
+};
+
+/** One numbered page of the feed, over the notifications created by `before` (the client's first read). */
+export async function listLegacyNotifications(
+  db: Db,
+  owner: FeedOwner,
+  query: { store?: string; page_no?: number; page_size?: number; before?: number },
+) {
+  const size = query.page_size ?? 20;
+  const pageNo = query.page_no ?? 1;
+  const page = await listFeed(db, owner, value(readStoreParam(query.store)), undefined, size, {
+    offset: (pageNo - 1) * size,
+    createdUpToMs: query.before,
+  });
+  return {
+    results: page.rows.map((row: MessageRow) => presentLegacyNotification(presentNotification(row))),
+    meta: { current_page: pageNo, total_pages: Math.ceil(page.total / size), total_count: page.total },
+  };
+}
+
+export async function getLegacyNotification(db: Db, owner: FeedOwner, id: string) {
+  return { data: presentLegacyNotification(await getNotification(db, owner, id)) };
+}
+
+/** The badge as `ss_bell_count`, with each store's unread count by its id. */
+export async function countLegacyNotifications(db: Db, owner: FeedOwner, stores: string | undefined) {
+  const { badge, ...perStore } = await countNotifications(db, owner, stores);
+  return { ss_bell_count: badge ?? 0, ...perStore };
+}
