@@ -108,12 +108,15 @@ describe('herald/testing differs from Herald only where the docs say', () => {
       .sort();
   };
 
-  /** A preference link without its host and expiry (each Herald has its own URL; the link expires a fixed time after its send). */
+  /** A preference link without its host, workspace row id and expiry (each Herald has its own URL and rows; the link expires a fixed time after its send). */
   const link = (url: unknown) => {
     const match = /^https?:\/\/[^/]+\/unsubscribe\/([^.]+)\.[\w-]+$/.exec(String(url));
     if (!match) return url;
-    const { exp, ...payload } = JSON.parse(Buffer.from(match[1]!, 'base64url').toString()) as Record<string, unknown>;
-    return { unsubscribe: payload, expires: typeof exp };
+    const { exp, w, ...payload } = JSON.parse(Buffer.from(match[1]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    return { unsubscribe: payload, workspace: typeof w, expires: typeof exp };
   };
   /** A delivery without what differs by design between two runs: ids, the time, the transport. */
   const comparable = (delivery: Delivery) => ({
