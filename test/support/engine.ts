@@ -38,6 +38,8 @@ export interface TestEngineOptions {
   /** pg-boss's schema, shared with worker processes a test starts (PostgreSQL). */
   schema?: string;
   engine?: Partial<EngineOptions>;
+  /** Preference links in rendered messages, as the server's worker adds them (signed with the app's secret box). */
+  preferenceLinks?: { publicUrl: string };
   /** Queue settings (a short job expiry, for tests where a worker or the database goes away; a long poll). */
   queue?: Partial<
     Pick<QueueOptions, 'jobExpireSeconds' | 'heartbeatSeconds' | 'superviseSeconds' | 'pollingIntervalSeconds'>
@@ -95,6 +97,7 @@ export async function startTestEngine(
       retryDelayScale: 0.02,
       deliveryTimeoutMs: 1000,
       fanoutPageSize: 50,
+      ...(options.preferenceLinks ? { preferenceLinks: { signer: secretBox, ...options.preferenceLinks } } : {}),
       ...options.engine,
     });
     await engine.start();

@@ -4,7 +4,8 @@ import { startHerald, type TestHerald } from 'herald/testing';
 
 /**
  * herald/testing's clock (docs/testing-your-notifications.md, "The clock"): one `advance` runs every
- * wait that falls due within it, in order and each at its own time; rate limits count by the same clock.
+ * wait that falls due within it, in order and each at its own time; rate limits and smart-routing TTLs
+ * count by the same clock.
  */
 
 const START = '2026-03-02T07:00:00Z';
@@ -113,6 +114,7 @@ describe('herald/testing: the clock', () => {
         ],
       },
     ]);
+    const triggeredAt = herald.clock.now();
     await trigger('day');
     await herald.clock.advance('1d');
     const day = herald.deliveries().filter((delivery) => delivery.workflow.slug === 'day');
@@ -120,7 +122,8 @@ describe('herald/testing: the clock', () => {
     // first (up to a minute of real time on a busy machine), when the window opens, half an hour later.
     expect(new Set(day.map((delivery) => delivery.workflow.node_ref)).size).toBe(4);
     const [start, afterDelay, inWindow, timedOut] = day.map((delivery) => Date.parse(delivery.at));
-    expect(afterDelay! - start!).toBeGreaterThanOrEqual(3_600_000);
+    // (The first send is a job of its own, and may finish after the delay began: the hour counts from the trigger.)
+    expect(afterDelay! - triggeredAt).toBeGreaterThanOrEqual(3_600_000);
     expect(afterDelay! - start!).toBeLessThan(3_600_000 + 60_000);
     expect(new Date(inWindow!).toISOString().slice(0, 16)).toBe('2026-03-02T12:00');
     expect(new Date(timedOut!).toISOString().slice(0, 16)).toBe('2026-03-02T12:30');
@@ -140,5 +143,57 @@ describe('herald/testing: the clock', () => {
     await trigger('limited');
     await herald.clock.advance(0);
     expect(sent('limited')).toHaveLength(2);
+  });
+
+  it('moves smart channel routing to the next channel when its share of the TTL has passed by the clock', async () => {
+    await manage('POST', `v2/${ws()}/template/route/`, { name: 'Route', enabled_channels: ['email', 'sms'] });
+    await manage('POST', `v2/${ws()}/template/route/channel/email/variant/default/`, {
+      locale: 'en',
+      content: { subject: 'Route', html: '<p>By email</p>' },
+    });
+    await manage('POST', `v2/${ws()}/template/route/channel/sms/variant/default/`, {
+      locale: 'en',
+      content: { text: 'By SMS' },
+    });
+    await manage('PATCH', `v2/${ws()}/template/route/commit/`, {});
+    await manage('POST', `v1/${ws()}/vendor/`, {
+      channel: 'sms',
+      provider: 'twilio',
+      is_default: true,
+      config: { account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: 'token-0123', from: '+14155550100' },
+    });
+    await supr.users.upsert('ada', { $sms: ['+15555550100'] } as never);
+    // Two channels over an hour: email at once, and SMS an hour later unless the email was delivered
+    // (a recorded email is sent_by_vendor, never delivered).
+    await workflow('routed', [
+      {
+        name: 'route',
+        node_type: 'send_smart_channel_routing',
+        template: 'route',
+        channels: ['email', 'sms'],
+        success: 'delivered',
+        ttl_value: '1h',
+      },
+    ]);
+    const channels = () =>
+      herald
+        .deliveries()
+        .filter((delivery) => delivery.workflow.slug === 'routed')
+        .map((delivery) => ({ channel: delivery.channel, at: Date.parse(delivery.at) }));
+    const triggeredAt = herald.clock.now();
+    await trigger('routed');
+    await herald.clock.advance(0);
+    const [email, ...none] = channels();
+    expect(email?.channel).toBe('email');
+    expect(none).toEqual([]);
+    await herald.clock.advance('59m');
+    expect(channels()).toHaveLength(1);
+    await herald.clock.advance('2m');
+    const [, sms, ...more] = channels();
+    expect(more).toEqual([]);
+    expect(sms?.channel).toBe('sms');
+    // An hour after the email by Herald's clock (up to a minute of real time on a busy machine).
+    expect(sms!.at - triggeredAt).toBeGreaterThanOrEqual(3_600_000);
+    expect(sms!.at - email!.at).toBeLessThan(3_600_000 + 60_000);
   });
 });

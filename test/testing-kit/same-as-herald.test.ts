@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHerald } from 'herald/testing';
+import { startHerald, type Delivery } from 'herald/testing';
+import { capturingProviders } from '../../src/channels/capture.js';
+import { providers as registeredProviders } from '../../src/channels/registry.js';
 import { importWorkspaceFiles } from '../../src/workspace-files.js';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
@@ -23,8 +25,27 @@ const USER = 'herald';
 const PASSWORD = 'smtp-password-0123';
 
 describe('herald/testing differs from Herald only where the docs say', () => {
-  // A provider call may take its vendor's timeout, as in production (tests elsewhere shorten it).
-  const t = useTestApp({}, { engine: { renderer: 'templates', engine: { deliveryTimeoutMs: 30_000 } } });
+  // What Herald's own providers were handed, recorded the way the emulator records it, and then sent for real.
+  const handed: Delivery[] = [];
+  const providers = capturingProviders(registeredProviders, {
+    record: (delivery) => handed.push(delivery),
+    networked: () => true,
+    now: Date.now,
+  });
+  // Herald's engine as users run it: a provider call may take its vendor's timeout and a retry waits its
+  // real delay (tests elsewhere shorten both), and fan-out pages are the default size.
+  const t = useTestApp(
+    {},
+    {
+      engine: {
+        renderer: 'templates',
+        providers: [...providers.values()],
+        // As the server's worker does (its PUBLIC_URL; this app listens on a port only known later).
+        preferenceLinks: { publicUrl: 'http://herald.example/' },
+        engine: { deliveryTimeoutMs: 30_000, retryDelayScale: 1, fanoutPageSize: 500 },
+      },
+    },
+  );
   let sink: SmtpSink;
   let dir: string;
 
@@ -87,6 +108,27 @@ describe('herald/testing differs from Herald only where the docs say', () => {
       .sort();
   };
 
+  /** A preference link without its host, workspace row id and expiry (each Herald has its own URL and rows; the link expires a fixed time after its send). */
+  const link = (url: unknown) => {
+    const match = /^https?:\/\/[^/]+\/unsubscribe\/([^.]+)\.[\w-]+$/.exec(String(url));
+    if (!match) return url;
+    const { exp, w, ...payload } = JSON.parse(Buffer.from(match[1]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    return { unsubscribe: payload, workspace: typeof w, expires: typeof exp };
+  };
+  /** A delivery without what differs by design between two runs: ids, the time, the transport. */
+  const comparable = (delivery: Delivery) => ({
+    channel: delivery.channel,
+    vendor: { provider: delivery.vendor.provider, nickname: delivery.vendor.nickname },
+    recipient: delivery.recipient,
+    to: delivery.to,
+    tenantId: delivery.tenantId,
+    workflow: { slug: delivery.workflow.slug, node_ref: delivery.workflow.node_ref },
+    content: { ...delivery.content, list_unsubscribe: link(delivery.content.list_unsubscribe) },
+  });
+
   it('makes the same decisions and renders the same content as Herald with a real SMTP server', async () => {
     const env = { ...process.env, TEST_SMTP_PASSWORD: PASSWORD };
     // Herald, with its worker, over this run's database.
@@ -103,6 +145,17 @@ describe('herald/testing differs from Herald only where the docs say', () => {
     const heraldDecisions = await decisions(root, ws.apiKey);
     expect(sink.mails.map((sent) => sent.envelope.to)).toEqual([['eq-barbara@example.com']]);
     const mail = sink.mails[0]!.mail;
+    expect(handed).toHaveLength(1);
+    const heraldSent = handed[0]!;
+    expect(heraldSent).toMatchObject({ to: 'eq-barbara@example.com', networked: true, outcome: 'sent' });
+    // What the SMTP server received is what the provider was handed (nodemailer ends the HTML part with a
+    // line break, which mailparser keeps).
+    expect(mail.subject).toBe(heraldSent.content.subject);
+    expect(mail.html).toBe(`${heraldSent.content.html as string}\n`);
+    const unsubscribe = mail.headerLines.find((header) => header.key === 'list-unsubscribe')?.line;
+    expect(unsubscribe?.replace(/\r\n\s+/g, ' ')).toBe(
+      `List-Unsubscribe: <${heraldSent.content.list_unsubscribe as string}>`,
+    );
 
     // The emulator, over the same files and the same calls.
     process.env.TEST_SMTP_PASSWORD = PASSWORD;
@@ -119,8 +172,13 @@ describe('herald/testing differs from Herald only where the docs say', () => {
       const [delivery, ...more] = herald.deliveries();
       expect(more).toEqual([]);
       expect(delivery).toMatchObject({ to: 'eq-barbara@example.com', networked: false, outcome: 'sent' });
+      // The same message to the same person through the same vendor, rendered the same, field for field;
+      // only the identifiers of this run and the transport's answer differ.
+      expect(comparable(delivery!)).toEqual(comparable(heraldSent));
+      expect(link(delivery!.content.list_unsubscribe)).toMatchObject({
+        unsubscribe: { d: 'eq-barbara', c: 'newsletter' },
+      });
       expect(delivery!.content.subject).toBe(mail.subject);
-      expect(delivery!.content.html).toBe(mail.html);
       // Recorded, not sent: the SMTP server heard nothing more.
       expect(sink.mails).toHaveLength(1);
     } finally {
@@ -137,7 +195,9 @@ describe('herald/testing differs from Herald only where the docs say', () => {
       });
       await networked.clock.advance(0);
       expect(sink.mails).toHaveLength(2);
+      expect(sink.mails[1]!.envelope.to).toEqual(['eq-barbara@example.com']);
       expect(sink.mails[1]!.mail.subject).toBe(mail.subject);
+      expect(sink.mails[1]!.mail.html).toBe(mail.html);
       expect(networked.deliveries()).toMatchObject([{ networked: true, outcome: 'sent' }]);
     } finally {
       await networked.close();
