@@ -38,6 +38,9 @@ describe(`concurrency soak: ${CLIENTS} clients on the same rows for ${SECONDS} s
       (route) =>
         route.surface !== 'public' &&
         route.surface !== 'inbox' &&
+        // The queue overview reads the durable queue, which this app (no engine) does not run: it answers its
+        // documented 503 here; the management fuzz covers it with a queue.
+        route.path !== '/management/v1/{workspace}/queue/' &&
         route.params.every((p) => p.name !== 'workspace' || route.surface === 'management'),
     );
     hot.set('workspace', ws.slug);

@@ -1,6 +1,10 @@
 import { Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHerald, type TestHerald } from 'herald/testing';
+
+// Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
+// two-core machine that takes minutes, not the suite's default 60 s.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 /**
  * herald/testing's clock (docs/testing-your-notifications.md, "The clock"): one `advance` runs every

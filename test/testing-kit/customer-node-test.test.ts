@@ -1,6 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
+// two-core machine that takes minutes, not the suite's default 60 s.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 /**
  * The customer's node:test file (customer.node-test.mjs), run as a customer runs it: `node --test`

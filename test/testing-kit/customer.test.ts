@@ -1,8 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The way a customer imports it: the package's own export (a self-reference), built into dist/.
 import { startHerald, type TestHerald } from 'herald/testing';
+
+// Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
+// two-core machine that takes minutes, not the suite's default 60 s.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 /**
  * A customer's tests, written as a team sending through the hosted platform would write theirs

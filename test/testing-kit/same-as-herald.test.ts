@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { Suprsend, WorkflowTriggerRequest } from '@suprsend/node-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHerald, type Delivery } from 'herald/testing';
 import { capturingProviders } from '../../src/channels/capture.js';
 import { providers as registeredProviders } from '../../src/channels/registry.js';
@@ -13,6 +13,10 @@ import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { settledMessages } from '../engine/helpers.js';
+
+// Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
+// two-core machine that takes minutes, not the suite's default 60 s.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 /**
  * The emulator is Herald: the same configuration and triggers, run through `startHerald` and through a

@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+
+// Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
+// two-core machine that takes minutes, not the suite's default 60 s.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 /**
  * `herald import` / `herald export` (docs/testing-your-notifications.md, "Configuration in files")
