@@ -78,7 +78,15 @@ export interface ConsoleHerald {
 export function useConsoleHerald(): () => ConsoleHerald {
   let herald: ConsoleHerald | undefined;
   beforeAll(async () => {
-    const [t, browser] = await Promise.all([buildTestApp({}, { engine: { renderer: 'templates' } }), launchBrowser()]);
+    const [t, browser] = await Promise.all([
+      buildTestApp(
+        {},
+        // The provider deadline users get (the vendor's timeout_ms), not the engine tests' 1 s: on a loaded
+        // machine an SMTP send can take longer than that, and a retry after a send that did arrive mails twice.
+        { engine: { renderer: 'templates', engine: { deliveryTimeoutMs: undefined } } },
+      ),
+      launchBrowser(),
+    ]);
     herald = { t, browser, baseUrl: await listen(t) };
   }, 240_000);
   afterAll(async () => {
