@@ -1,6 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { RenderOutcome, RenderRequest } from '../../src/channels/rendering.js';
-import type { TestApp } from '../support/app.js';
+import { useTestApp, type TestApp } from '../support/app.js';
+import { bundleForBrowser, launchBrowser } from '../support/browser.js';
 import { testRenderer } from '../support/engine.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from '../engine/helpers.js';
@@ -89,3 +93,24 @@ export function feedClient(t: () => TestApp, publicKey: string, token: string) {
 }
 
 export const storeParam = (store: object) => encodeURIComponent(JSON.stringify(store));
+
+/** The older inbox clients' subscriber id: base64url(HMAC-SHA256(inbox secret, distinct_id)), as they compute it. */
+export const subscriberIdOf = (secret: string, distinctId: string) =>
+  createHmac('sha256', secret).update(distinctId, 'utf8').digest('base64url');
+
+/**
+ * An inbox client in a browser: Herald (engine, inbox renderer) listening on 127.0.0.1, one Chromium, and the
+ * client's test page (`entry`, bundled with esbuild) for the file.
+ */
+export function useInboxPage(entry: string) {
+  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
+  const page = { t, browser: undefined as unknown as Browser, bundle: '', host: '' };
+  beforeAll(async () => {
+    page.host = await t().app.listen({ host: '127.0.0.1', port: 0 });
+    [page.browser, page.bundle] = await Promise.all([launchBrowser(), bundleForBrowser(entry)]);
+  });
+  afterAll(async () => {
+    await page.browser?.close();
+  });
+  return page;
+}

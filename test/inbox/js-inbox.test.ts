@@ -1,18 +1,14 @@
-import { createHmac } from 'node:crypto';
 import SuprSendInbox from '@suprsend/js-inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import { useTestApp } from '../support/app.js';
 import { messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace, storeParam, type InboxWorkspace } from './helpers.js';
+import { inboxRenderer, inboxWorkspace, storeParam, subscriberIdOf, type InboxWorkspace } from './helpers.js';
 
 /** A notification as the older clients hold it (their own types are loose). */
 type Held = { n_id: string; seen_on?: number | null; archived?: boolean; message: { text: string } };
 
 /** What the customer's server computes for the older clients: base64url(HMAC-SHA256(inbox secret, distinct_id)). */
-const subscriberIdOf = (secret: string, distinctId: string) =>
-  createHmac('sha256', secret).update(distinctId, 'utf8').digest('base64url');
-
 /** Makes the workspace's inbox secret through the management API (the answer is the only time it is whole). */
 async function makeInboxSecret(t: () => TestApp, inbox: InboxWorkspace): Promise<string> {
   const made = await t().app.inject({

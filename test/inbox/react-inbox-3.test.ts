@@ -1,10 +1,7 @@
-import { createHmac } from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/app.js';
-import { bundleForBrowser, launchBrowser, servePage } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { servePage } from '../support/browser.js';
 import { messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace } from './helpers.js';
+import { inboxWorkspace, subscriberIdOf, useInboxPage } from './helpers.js';
 
 /**
  * The older React inbox (@suprsend/react-inbox 3.9.0 over @suprsend/js-inbox 2, unchanged), bundled with
@@ -36,22 +33,9 @@ createRoot(document.getElementById('root')).render(
 );
 `;
 
-const subscriberIdOf = (secret: string, distinctId: string) =>
-  createHmac('sha256', secret).update(distinctId, 'utf8').digest('base64url');
-
 describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
-  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
-  let browser: Browser;
-  let bundle = '';
-  let host = '';
-
-  beforeAll(async () => {
-    host = await t().app.listen({ host: '127.0.0.1', port: 0 });
-    [browser, bundle] = await Promise.all([launchBrowser(), bundleForBrowser(ENTRY)]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const inboxPage = useInboxPage(ENTRY);
+  const { t } = inboxPage;
 
   it('shows the badge and the list, receives a notification live, marks read and archives', async () => {
     const inbox = await inboxWorkspace(t);
@@ -65,7 +49,7 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
     await inbox.notify(['ann'], { text: 'Your order shipped' });
     await inbox.notify(['ben'], { text: 'Not for Ann' });
     const config = {
-      host,
+      host: inboxPage.host,
       workspaceKey: inbox.ws.workspaceKey,
       distinctId: 'ann',
       subscriberId: subscriberIdOf(secret, 'ann'),
@@ -74,8 +58,8 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
       '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
       `<div id="root"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
       '<script src="/app.js"></script></body></html>';
-    const page = await servePage(html, bundle);
-    const context = await browser.newContext();
+    const page = await servePage(html, inboxPage.bundle);
+    const context = await inboxPage.browser.newContext();
     try {
       const tab = await context.newPage();
       const errors: string[] = [];

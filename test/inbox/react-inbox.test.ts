@@ -1,9 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/app.js';
-import { bundleForBrowser, launchBrowser, servePage } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { servePage } from '../support/browser.js';
 import { messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace } from './helpers.js';
+import { inboxWorkspace, useInboxPage } from './helpers.js';
 
 /**
  * The official React inbox (@suprsend/react 0.3.5 over @suprsend/react-core 1.0.5 and
@@ -26,26 +25,16 @@ createRoot(document.getElementById('root')).render(
 `;
 
 describe('the official React <Inbox/> in a browser', () => {
-  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
-  let browser: Browser;
-  let bundle = '';
-  let host = '';
-
-  beforeAll(async () => {
-    host = await t().app.listen({ host: '127.0.0.1', port: 0 });
-    [browser, bundle] = await Promise.all([launchBrowser(), bundleForBrowser(ENTRY)]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const inboxPage = useInboxPage(ENTRY);
+  const { t } = inboxPage;
 
   async function open(config: Record<string, string>) {
     const html =
       '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
       `<div id="root"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
       '<script src="/app.js"></script></body></html>';
-    const page = await servePage(html, bundle);
-    const context = await browser.newContext();
+    const page = await servePage(html, inboxPage.bundle);
+    const context = await inboxPage.browser.newContext();
     const tab = await context.newPage();
     const errors: string[] = [];
     tab.on('pageerror', (error) => errors.push(String(error)));
@@ -76,7 +65,12 @@ describe('the official React <Inbox/> in a browser', () => {
       ...(await inbox.notify(['ann'], { text: 'Your order shipped' })),
     ];
     await inbox.notify(['ben'], { text: 'Not for Ann' });
-    const page = await open({ host, publicKey: inbox.publicKey, distinctId: 'ann', token: await inbox.mint('ann') });
+    const page = await open({
+      host: inboxPage.host,
+      publicKey: inbox.publicKey,
+      distinctId: 'ann',
+      token: await inbox.mint('ann'),
+    });
     try {
       const { tab } = page;
       // The bell shows the unseen count the feed answers.
