@@ -13,6 +13,11 @@ export type Db = Kysely<Database>;
  * stand or fall together, or NOTIFY take this, so passing the pool does not compile.
  */
 export type Trx = Transaction<Database>;
+/**
+ * The options of a read that may lock what it reads (`for update` until the transaction ends): `lock: true`
+ * compiles only on a `Trx`.
+ */
+export type LockOption<H extends Db> = H extends Trx ? { lock?: boolean } : { lock?: false };
 /** Which database Herald runs on: PostgreSQL (`DATABASE_URL`) or the embedded PGlite. */
 export type DatabaseKind = 'postgres' | 'embedded';
 

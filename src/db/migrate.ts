@@ -13,7 +13,7 @@ export async function migrateToLatest(db: Db, secretKey?: string): Promise<Migra
   const box = secretKey === undefined ? undefined : new SecretBox(secretKey);
   const sealer = box && {
     encrypt: (plaintext: string) => box.encrypt(plaintext),
-    verify: (trx: Db) => checkSecretKey(trx, secretKey!),
+    verify: (db: Db) => checkSecretKey(db, secretKey!),
   };
   const migrator = new Migrator({
     db,

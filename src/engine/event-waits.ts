@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import type { NewEvent } from '../domain/event-records.js';
 import { recordWaitedEvents } from '../repositories/event-waits.js';
 import { jobId } from './job-ids.js';
@@ -10,7 +10,7 @@ import { QUEUES, type Queue } from './queue.js';
  * transaction that stores the event: the event is appended to each wait and the run is enqueued at
  * once. The run then judges the event itself (docs/engine.md, "branch_waituntil").
  */
-export async function wakeEventWaits(trx: Db, queue: Queue, workspaceId: number, events: NewEvent[]) {
+export async function wakeEventWaits(trx: Trx, queue: Queue, workspaceId: number, events: NewEvent[]) {
   const runIds = await recordWaitedEvents(trx, workspaceId, events);
   const key = events.map((e) => e.insert_id).join(',');
   await queue.sendMany(

@@ -211,7 +211,7 @@ async function accept(
   const accepted = candidates
     .filter((candidate) => answers[candidate.index] === undefined)
     .map((candidate): Fresh => ({ ...candidate, executionId: newUlid() }));
-  const { fresh, held } = await claimKeys(writer.db, workspaceId, accepted);
+  const { fresh, held } = await claimKeys(writer, workspaceId, accepted);
   for (const [candidate, executionId] of held)
     answer(
       candidate,
@@ -308,19 +308,22 @@ async function payloadRefusals(db: Db, workspaceId: number, candidates: Candidat
  * Idempotency keys: the first record of a key in this batch claims it; later ones, and keys used in
  * the last 24 h, answer with the execution that holds the key (`held`) and start nothing.
  */
-async function claimKeys(db: Db, workspaceId: number, accepted: Fresh[]) {
+async function claimKeys(writer: Writer, workspaceId: number, accepted: Fresh[]) {
   const firstOfKey = new Map<string, Fresh>();
   for (const candidate of accepted) {
     const key = candidate.record.idempotencyKey;
     if (key !== null && !firstOfKey.has(key)) firstOfKey.set(key, candidate);
   }
+  if (firstOfKey.size === 0) return { fresh: accepted, held: new Map<Candidate, string | undefined>() };
+  // A claim stands or falls with the executions it names: a record with a key is never plain (isPlain).
+  if (!writer.trx) throw new Error('idempotency keys are claimed in a transaction');
   const claimed = await claimIdempotencyKeys(
-    db,
+    writer.trx,
     workspaceId,
     [...firstOfKey].map(([key, first]) => ({ key, executionId: first.executionId })),
   );
   const before = await findIdempotentExecutions(
-    db,
+    writer.trx,
     workspaceId,
     [...firstOfKey.keys()].filter((key) => !claimed.has(key)),
   );

@@ -16,7 +16,7 @@ export type ChangedMessage = Pick<
 >;
 
 /** What follows status changes, in the transaction that wrote them: an inbox message delivered is announced to its feed. */
-export async function statusesChanged(trx: Db, changed: ChangedMessage[]) {
+export async function statusesChanged(trx: Trx, changed: ChangedMessage[]) {
   await publishInboxEvents(
     trx,
     changed.filter(announced).map((m) => ({

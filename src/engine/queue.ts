@@ -87,8 +87,8 @@ export interface QueueOptions {
 const WOKEN_BY_SENDER: readonly QueueName[] = [QUEUES.trigger];
 const WAKE_INTERVAL_MS = 5;
 
-/** pg-boss statements, run on the caller's Kysely transaction (pg-boss's own public adapter). */
-const onTransaction = (trx: Db): IDatabase => fromKysely(trx);
+/** pg-boss statements, run on the caller's Kysely handle, its transaction or the pool (pg-boss's own public adapter). */
+const onTransaction = (db: Db): IDatabase => fromKysely(db);
 
 export type JobOptions = Omit<JobInsert, 'data'>;
 
@@ -186,18 +186,18 @@ export class Queue {
     return { ...options, startAfter: new Date(options.startAfter.getTime() - this.aheadMs()) };
   }
 
-  /** One job, written by the caller's transaction. */
-  async send(trx: Db, name: QueueName, data: object, options: JobOptions = {}) {
-    await this.boss.send(name, data, { ...this.dueOn(options), db: onTransaction(trx) });
+  /** One job, written on the caller's handle (in its transaction when it holds one). */
+  async send(db: Db, name: QueueName, data: object, options: JobOptions = {}) {
+    await this.boss.send(name, data, { ...this.dueOn(options), db: onTransaction(db) });
   }
 
-  /** Many jobs in one statement, written by the caller's transaction. */
-  async sendMany(trx: Db, name: QueueName, jobs: { data: object; options?: JobOptions }[]) {
+  /** Many jobs in one statement, written on the caller's handle (in its transaction when it holds one). */
+  async sendMany(db: Db, name: QueueName, jobs: { data: object; options?: JobOptions }[]) {
     if (jobs.length === 0) return;
     await this.boss.insert(
       name,
       jobs.map((job) => ({ ...this.dueOn(job.options), data: job.data })),
-      { db: onTransaction(trx) },
+      { db: onTransaction(db) },
     );
   }
 

@@ -1,6 +1,6 @@
 import { parseDuration } from '../domain/durations.js';
 import { markRateLimited, takeRateSlot } from '../repositories/rate-limits.js';
-import type { Db } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import type { LockedRun } from '../repositories/runs.js';
 
 /**
@@ -10,7 +10,7 @@ import type { LockedRun } from '../repositories/runs.js';
  * (ours) The ratelimit is read from the tree, beside the workflow's `conditions`.
  */
 export async function applyRateLimit(
-  trx: Db,
+  trx: Trx,
   run: LockedRun,
   tree: unknown,
   now: number,

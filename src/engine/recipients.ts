@@ -1,5 +1,5 @@
 import { applyUpsert } from '../domain/entity-operations.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { newUlid } from '../ids.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findExecutions, findExecutionStatus } from '../repositories/executions.js';
@@ -82,13 +82,13 @@ const runJobs = (runs: { id: string }[]) =>
  * A page's new runs as run-batch jobs: a queue job per batch of runs, not per run (each job is
  * written, fetched and completed: three row versions and their index entries in pg-boss's table).
  */
-async function sendRunBatches(trx: Db, queue: Queue, runs: { id: string }[]) {
+async function sendRunBatches(db: Db, queue: Queue, runs: { id: string }[]) {
   const jobs: { data: RunBatchJob; options: { id: string } }[] = [];
   for (let i = 0; i < runs.length; i += RUN_BATCH_SIZE) {
     const runIds = runs.slice(i, i + RUN_BATCH_SIZE).map((run) => run.id);
     jobs.push({ data: { runIds }, options: { id: jobId('run-batch', runIds[0]!, 'start') } });
   }
-  await queue.sendMany(trx, QUEUES.runBatch, jobs);
+  await queue.sendMany(db, QUEUES.runBatch, jobs);
 }
 
 /**
@@ -99,7 +99,7 @@ async function sendRunBatches(trx: Db, queue: Queue, runs: { id: string }[]) {
  * and enqueues nothing twice (derived job ids).
  */
 export async function startExecutions(
-  trx: Db,
+  trx: Trx,
   queue: Queue,
   executionIds: string[],
   /**
@@ -166,7 +166,7 @@ export async function startExecutions(
 
 /** Each named object's first fan-out page. */
 async function startFanOuts(
-  trx: Db,
+  trx: Trx,
   queue: Queue,
   named: { execution: { id: string; workspace_id: number }; objectType: string; objectId: string }[],
 ) {
@@ -195,7 +195,7 @@ async function startFanOuts(
  * (never an object already expanded in this execution), and the next page. Six statements whatever
  * the page size.
  */
-export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize: number) {
+export async function fanOutPage(trx: Trx, queue: Queue, job: FanoutJob, pageSize: number) {
   const execution = await findExecutionStatus(trx, job.executionId);
   if (!execution || execution.status === 'cancelled') return;
   const page = await findSubscriberPage(trx, job.objectId, job.after, pageSize);
@@ -231,7 +231,7 @@ export async function fanOutPage(trx: Db, queue: Queue, job: FanoutJob, pageSize
  * unique per execution and recipient) and enqueues nothing twice (derived job ids); a cancelled
  * broadcast stops at the next page.
  */
-export async function listFanOutPage(trx: Db, queue: Queue, job: ListFanoutJob, pageSize: number) {
+export async function listFanOutPage(trx: Trx, queue: Queue, job: ListFanoutJob, pageSize: number) {
   const execution = await findExecutionStatus(trx, job.executionId);
   if (!execution || execution.status === 'cancelled') return;
   const page = await findMemberPage(trx, job.listPk, job.after, pageSize);

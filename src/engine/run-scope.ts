@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { preferenceStateOf } from '../services/user-preferences.js';
 import { insertMessages, type NewMessage } from '../repositories/messages.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
@@ -61,7 +61,7 @@ const blockedOf = (namespaces: RunNamespaces) => {
  * transaction. No delivery job, no second read of the run.
  */
 async function deliverInboxInline(
-  trx: Db,
+  db: Db,
   render: StepRenderer,
   memo: RenderMemo,
   run: LockedRun,
@@ -75,7 +75,7 @@ async function deliverInboxInline(
   try {
     rendered = await render(
       renderRequestOf(run, recipient, namespaces, message.template_slug ?? '', 'inbox'),
-      trx,
+      db,
       memo,
     );
   } catch (error) {
@@ -92,7 +92,7 @@ const recorded = (m: NewMessage): RecordedMessage => ({
 
 /** Inserts messages (a step run again inserts nothing), queues the ones a provider delivers, announces the stored ones. */
 async function recordMessages(
-  trx: Db,
+  trx: Trx,
   queue: Queue,
   workspaceId: number,
   messages: NewMessage[],
@@ -132,7 +132,7 @@ interface ScopeDeps {
 }
 
 /** One run: every read and write as it comes. */
-export function singleRunScope(trx: Db, deps: ScopeDeps): RunScope {
+export function singleRunScope(trx: Trx, deps: ScopeDeps): RunScope {
   const renders: RenderMemo = new Map();
   return {
     lock: (runId) => lockRun(trx, runId),
@@ -173,7 +173,7 @@ const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promis
  * read a set at a time: users (recipients and actors) and tenants at once, live categories, vendors
  * and preferences the first time a delivery step needs them.
  */
-export async function batchRunScope(trx: Db, deps: ScopeDeps, runIds: string[]): Promise<RunScope> {
+export async function batchRunScope(trx: Trx, deps: ScopeDeps, runIds: string[]): Promise<RunScope> {
   const runs = new Map((await lockRuns(trx, runIds)).map((run) => [run.id, run]));
   const world = await loadRunsWorld(trx, runs.values());
   const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();

@@ -54,13 +54,13 @@ function heldQueue(): { queue: Queue; held: { queue: string; data: unknown }[] }
   const held: { queue: string; data: unknown }[] = [];
   const queue = {
     stopSignal: new AbortController().signal,
-    async send(_trx: Db, name: string, data: unknown) {
+    async send(_db: Db, name: string, data: unknown) {
       held.push({ queue: name, data });
     },
-    async sendMany(_trx: Db, name: string, jobs: { data: unknown }[]) {
+    async sendMany(_db: Db, name: string, jobs: { data: unknown }[]) {
       for (const job of jobs) held.push({ queue: name, data: job.data });
     },
-    async sendManyWith(_trx: Db, name: string, jobs: { data: unknown }[]) {
+    async sendManyWith(_db: Db, name: string, jobs: { data: unknown }[]) {
       for (const job of jobs) held.push({ queue: name, data: job.data });
     },
     async notifyIn() {},
@@ -81,18 +81,18 @@ function recipientOf(value: unknown, at: string) {
 }
 
 /** The tree the walk takes: the draft (the workflow row) or the live version. */
-async function treeOf(trx: Db, workspaceId: number, slug: string, mode: 'draft' | 'live') {
-  const workflow = await findWorkflow(trx, workspaceId, slug);
+async function treeOf(db: Db, workspaceId: number, slug: string, mode: 'draft' | 'live') {
+  const workflow = await findWorkflow(db, workspaceId, slug);
   if (!workflow) throw notFoundErrors.workflow(slug);
   if (mode === 'draft')
     return { workflow, tree: workflow.tree, category: workflow.category, versionNo: workflow.live_version_no ?? 0 };
-  const live = await findLiveWorkflowVersion(trx, workflow);
+  const live = await findLiveWorkflowVersion(db, workflow);
   if (!live) throw notFoundErrors.liveWorkflow(slug);
   return { workflow, tree: live.tree, category: live.category, versionNo: live.version_no };
 }
 
 /** What each delivery of a `delivered_messages` step would do: the decision, the vendor, the content. */
-async function deliveriesOf(trx: Db, workspaceId: number, runId: string, messageIds: string[]) {
+async function deliveriesOf(trx: Trx, workspaceId: number, runId: string, messageIds: string[]) {
   const run = (await lockRun(trx, runId))!;
   const recipient = await loadRecipient(trx, run);
   const namespaces = await loadNamespaces(trx, run, recipient);

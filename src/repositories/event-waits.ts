@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 /**
  * Runs waiting for a recipient's event (migrations/2026-11-26T80-flow.ts): in branch_waituntil nodes, and
@@ -7,10 +7,10 @@ import type { Db } from '../db/database.js';
  */
 
 export async function insertEventWait(
-  trx: Db,
+  db: Db,
   wait: { runId: string; nodeRef: string; workspaceId: number; distinctId: string; eventName: string; timeoutAt: Date },
 ) {
-  await trx
+  await db
     .insertInto('workflow_event_waits')
     .values({
       run_id: wait.runId,
@@ -24,7 +24,7 @@ export async function insertEventWait(
     .execute();
 }
 
-export const findEventWait = (trx: Db, runId: string, nodeRef: string) =>
+export const findEventWait = (trx: Trx, runId: string, nodeRef: string) =>
   trx
     .selectFrom('workflow_event_waits')
     .select(['status', 'timeout_at', 'events'])
@@ -33,8 +33,8 @@ export const findEventWait = (trx: Db, runId: string, nodeRef: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-export async function settleEventWait(trx: Db, runId: string, nodeRef: string, status: 'matched' | 'timed_out') {
-  await trx
+export async function settleEventWait(db: Db, runId: string, nodeRef: string, status: 'matched' | 'timed_out') {
+  await db
     .updateTable('workflow_event_waits')
     .set({ status })
     .where('run_id', '=', runId)
@@ -47,7 +47,7 @@ export async function settleEventWait(trx: Db, runId: string, nodeRef: string, s
  * them: two statements whatever the number of events.
  */
 export async function recordWaitedEvents(
-  trx: Db,
+  db: Db,
   workspaceId: number,
   events: { distinct_id: string; event: string; properties: Record<string, unknown> }[],
 ) {
@@ -62,11 +62,11 @@ export async function recordWaitedEvents(
     ) e
     where w.workspace_id = ${workspaceId} and w.status = 'waiting'
       and w.distinct_id = e.distinct_id and w.event_name = e.event
-    returning w.run_id`.execute(trx);
+    returning w.run_id`.execute(db);
   const runIds = [...new Set(result.rows.map((r) => r.run_id))];
   if (runIds.length === 0) return [];
   // The runner leaves a waiting run alone until its resume_at: the event makes it due now.
-  await trx
+  await db
     .updateTable('workflow_runs')
     .set({ resume_at: sql`now()` })
     .where('id', 'in', runIds)

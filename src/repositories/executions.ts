@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { PayloadSchemaLink } from '../db/types.js';
 
 /** Triggers as accepted (executions), their idempotency keys, and the workflows they pin. */
@@ -77,7 +77,7 @@ export function findTenantSettings(db: Db, workspaceId: number, tenantIds: strin
  * queue on the primary key, so exactly one of them wins. Returns the keys claimed.
  */
 export async function claimIdempotencyKeys(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   claims: { key: string; executionId: string }[],
 ): Promise<Set<string>> {
@@ -92,9 +92,9 @@ export async function claimIdempotencyKeys(
   return new Set(rows.rows.map((row) => row.idempotency_key));
 }
 
-export async function findIdempotentExecutions(trx: Db, workspaceId: number, keys: string[]) {
+export async function findIdempotentExecutions(db: Db, workspaceId: number, keys: string[]) {
   if (keys.length === 0) return new Map<string, string>();
-  const rows = await trx
+  const rows = await db
     .selectFrom('trigger_idempotency_keys')
     .select(['idempotency_key', 'execution_id'])
     .where('workspace_id', '=', workspaceId)
@@ -124,11 +124,11 @@ export interface NewExecution {
   list_id?: string | null;
 }
 
-export async function insertExecutions(trx: Db, workspaceId: number, executions: NewExecution[]) {
+export async function insertExecutions(db: Db, workspaceId: number, executions: NewExecution[]) {
   if (executions.length === 0) return;
-  await trx.executeQuery(
+  await db.executeQuery(
     insertExecutionsQuery(
-      trx,
+      db,
       executions.map((e) => ({ ...e, workspace_id: workspaceId })),
     ),
   );
@@ -174,7 +174,7 @@ export function findExecutions(db: Db, ids: string[]) {
  * unfinished runs, in two statements. Returns the ids of the executions matched.
  */
 export async function cancelExecutions(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   filter: {
     executionId?: string;

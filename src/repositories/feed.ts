@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { FeedCursor, FeedFilter, FeedStore } from '../domain/feed.js';
 import type { MessageRow } from './messages.js';
 
@@ -72,7 +72,7 @@ export function findFeedMessage(db: Db, owner: FeedOwner, id: string) {
   return owned(db, owner).selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function lockFeedMessage(trx: Db, owner: FeedOwner, id: string) {
+export function lockFeedMessage(trx: Trx, owner: FeedOwner, id: string) {
   return owned(trx, owner).selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
@@ -101,11 +101,11 @@ export async function countFeed(db: Db, owner: FeedOwner, stores: FeedStore[]) {
  * Status moves forward only (`forwardFrom` are the statuses below the target); ids are returned.
  */
 export async function markFeed(
-  trx: Db,
+  db: Db,
   owner: FeedOwner,
   change: { to: 'seen' | 'read'; forwardFrom: string[]; ids?: string[]; now: Date },
 ): Promise<string[]> {
-  let q = trx
+  let q = db
     .updateTable('messages')
     .set({
       status: sql`case when status in ${list(change.forwardFrom)} then ${change.to} else status end`,

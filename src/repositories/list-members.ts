@@ -28,7 +28,7 @@ const recordEvents = (workspaceId: number, source: string, event: ListEvent) =>
         returning 1`;
 
 /** Adds users (by id) to the set, skipping members already there, and records `event` for the new ones. One statement. */
-export async function addMembers(trx: Db, set: MemberSet, userIds: number[], event: ListEvent): Promise<number> {
+export async function addMembers(db: Db, set: MemberSet, userIds: number[], event: ListEvent): Promise<number> {
   const { rows } = await sql<{ affected: number }>`
     with added as (
       insert into subscriber_list_members (workspace_id, list_pk, version_pk, user_id)
@@ -38,12 +38,12 @@ export async function addMembers(trx: Db, set: MemberSet, userIds: number[], eve
       on conflict (list_pk, coalesce(version_pk, 0), user_id) do nothing
       returning user_id
     ), recorded as (${recordEvents(set.workspaceId, 'added', event)})
-    select count(*)::integer as affected from added`.execute(trx);
+    select count(*)::integer as affected from added`.execute(db);
   return rows[0]!.affected;
 }
 
 /** Removes the named users from the set (unknown ones are skipped) and records `event` for them. One statement. */
-export async function removeMembers(trx: Db, set: MemberSet, distinctIds: string[], event: ListEvent): Promise<number> {
+export async function removeMembers(db: Db, set: MemberSet, distinctIds: string[], event: ListEvent): Promise<number> {
   const { rows } = await sql<{ affected: number }>`
     with removed as (
       delete from subscriber_list_members m
@@ -53,7 +53,7 @@ export async function removeMembers(trx: Db, set: MemberSet, distinctIds: string
       )
       returning m.user_id
     ), recorded as (${recordEvents(set.workspaceId, 'removed', event)})
-    select count(*)::integer as affected from removed`.execute(trx);
+    select count(*)::integer as affected from removed`.execute(db);
   return rows[0]!.affected;
 }
 
@@ -63,7 +63,7 @@ export async function removeMembers(trx: Db, set: MemberSet, distinctIds: string
  * members in both keep their row and its created_at.
  */
 export async function replaceLiveMembers(
-  trx: Db,
+  db: Db,
   workspaceId: number,
   listPk: number,
   versionPk: number,
@@ -87,7 +87,7 @@ export async function replaceLiveMembers(
       returning user_id
     ), recorded_exits as (${recordEvents(workspaceId, 'exited', events.exit)}),
     recorded_entries as (${recordEvents(workspaceId, 'entered', events.entry)})
-    select 1`.execute(trx);
+    select 1`.execute(db);
 }
 
 /** One page of the set's members, oldest membership first. */

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { PLANNED_EACH_TIME, type Db } from '../db/database.js';
+import { PLANNED_EACH_TIME, type Db, type Trx } from '../db/database.js';
 import type { MessagesTable } from '../db/engine-types.js';
 import { BROADCAST_SLUG_PREFIX } from '../domain/broadcasts.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
@@ -37,9 +37,9 @@ export interface NewMessage {
  * Records a step's messages in one statement. The (run, step, channel) key makes a step that runs
  * again record nothing new; the messages inserted now are returned.
  */
-export async function insertMessages(trx: Db, workspaceId: number, messages: NewMessage[]) {
+export async function insertMessages(db: Db, workspaceId: number, messages: NewMessage[]) {
   if (messages.length === 0) return [];
-  return trx
+  return db
     .insertInto('messages')
     .values(
       messages.map(({ template_slug, delivered, ...m }) => ({
@@ -159,7 +159,7 @@ export async function listMessages(db: Db, workspaceId: number, filter: MessageF
   return cursorPage(rows, (row) => Number(row.seq), window, totals);
 }
 
-export function lockMessages(trx: Db, workspaceId: number, ids: string[]) {
+export function lockMessages(trx: Trx, workspaceId: number, ids: string[]) {
   return trx
     .selectFrom('messages')
     .selectAll()
@@ -171,7 +171,7 @@ export function lockMessages(trx: Db, workspaceId: number, ids: string[]) {
 }
 
 /** The message its vendor knows by `providerMessageId` (Twilio's MessageSid), in one workspace, locked. */
-export function lockMessageByProviderId(trx: Db, workspaceId: number, providerMessageId: string) {
+export function lockMessageByProviderId(trx: Trx, workspaceId: number, providerMessageId: string) {
   return trx
     .selectFrom('messages')
     .selectAll()
@@ -200,7 +200,7 @@ export interface MessageStateWrite {
  * array: the planner always estimates a record set at 100 rows, and joining on it alone hashes a
  * sequential scan of messages whenever its statistics say the table is small.
  */
-export async function saveMessageStates(trx: Db, writes: MessageStateWrite[]) {
+export async function saveMessageStates(db: Db, writes: MessageStateWrite[]) {
   if (writes.length === 0) return;
   await sql`
     update messages m set status = w.status, is_read = w.is_read, is_archived = w.is_archived,
@@ -209,7 +209,7 @@ export async function saveMessageStates(trx: Db, writes: MessageStateWrite[]) {
     from jsonb_to_recordset(${JSON.stringify(writes)}::jsonb) as w(id text, status text, is_read boolean,
       is_archived boolean, seen_at timestamptz, read_at timestamptz, clicked_at timestamptz,
       dismissed_at timestamptz, archived_at timestamptz)
-    where m.id = w.id and m.id = any(${writes.map((write) => write.id)}::text[])`.execute(trx);
+    where m.id = w.id and m.id = any(${writes.map((write) => write.id)}::text[])`.execute(db);
 }
 
 /**

@@ -20,7 +20,7 @@ export const OBJECT_PREFERENCES: OwnerKind = {
 
 /** Sets the named channels' restriction of one owner, in one statement. */
 export async function upsertOwnerChannelPreferences(
-  trx: Db,
+  db: Db,
   kind: OwnerKind,
   workspaceId: number,
   tenantId: string,
@@ -34,12 +34,12 @@ export async function upsertOwnerChannelPreferences(
     from jsonb_to_recordset(${JSON.stringify(channels)}::jsonb) as c(channel text, is_restricted boolean)
     order by c.channel
     on conflict (${sql.ref(kind.owner)}, tenant_id, channel)
-    do update set is_restricted = excluded.is_restricted, updated_at = now()`.execute(trx);
+    do update set is_restricted = excluded.is_restricted, updated_at = now()`.execute(db);
 }
 
 /** Merges category choices into one owner's, in one statement: fields the update names are set, the others kept. */
 export async function upsertOwnerCategoryPreferences(
-  trx: Db,
+  db: Db,
   kind: OwnerKind,
   workspaceId: number,
   tenantId: string,
@@ -62,7 +62,7 @@ export async function upsertOwnerCategoryPreferences(
     order by c.category
     on conflict (${sql.ref(kind.owner)}, tenant_id, category) do update set
       preference = excluded.preference, opt_in_channels = excluded.opt_in_channels, opt_out_channels = excluded.opt_out_channels,
-      digest_schedule = excluded.digest_schedule, properties = excluded.properties, updated_at = now()`.execute(trx);
+      digest_schedule = excluded.digest_schedule, properties = excluded.properties, updated_at = now()`.execute(db);
 }
 
 /** One owner's stored choices and channel restrictions in one tenant. */

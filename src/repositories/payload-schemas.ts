@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx, LockOption } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import type { LinkedSchema } from '../domain/payload-schemas.js';
 
@@ -38,7 +38,7 @@ const VERSION_COLUMNS = ['version_no', 'name', 'json_schema', 'hash', 'commit_me
 
 /** Writes the draft (creating the schema when new) and returns the row, locked for a commit that may follow. */
 export function upsertPayloadSchemaDraft(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   input: { slug: string; name: string; jsonSchema: Record<string, unknown>; hash: string; actor: ActorColumn | null },
 ): Promise<PayloadSchemaRow> {
@@ -61,7 +61,7 @@ export function upsertPayloadSchemaDraft(
     .executeTakeFirstOrThrow();
 }
 
-export function findPayloadSchema(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}) {
+export function findPayloadSchema<H extends Db>(db: H, workspaceId: number, slug: string, options: LockOption<H> = {}) {
   let query = db
     .selectFrom('payload_schemas')
     .select(SCHEMA_COLUMNS)
@@ -132,7 +132,7 @@ export async function listPayloadSchemas(
 
 /** Records the draft as the next version and makes it live: two statements. */
 export async function commitPayloadSchema(
-  trx: Db,
+  trx: Trx,
   schema: PayloadSchemaRow,
   input: { commitMessage: string | null; actor: ActorColumn | null },
 ): Promise<PayloadSchemaVersionRow> {

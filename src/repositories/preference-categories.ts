@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, LockOption } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { knownCategories } from '../domain/preference-category-rules.js';
 import { ROOT_CATEGORIES, type RootCategories } from '../schemas/preference-categories.js';
@@ -46,7 +46,11 @@ export async function findLiveCategoryNames(db: Db, workspaceId: number): Promis
 }
 
 /** The pending draft, if any; `lock` holds it until the transaction ends, so commits serialize. */
-export async function findPreferenceCategoryDraft(db: Db, workspaceId: number, options: { lock?: boolean } = {}) {
+export async function findPreferenceCategoryDraft<H extends Db>(
+  db: H,
+  workspaceId: number,
+  options: LockOption<H> = {},
+) {
   let query = db
     .selectFrom('preference_category_drafts')
     .select(['root_categories', 'updated_at', 'updated_by'])

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 /** The workflow ratelimit's slots (migrations/2026-11-26T80-flow.ts). */
 
@@ -14,7 +14,7 @@ export interface RateKey {
  * that already holds one (a retried step) keeps it. The key row is locked first, so runs of one
  * recipient decide one after the other. True: the run is admitted.
  */
-export async function takeRateSlot(trx: Db, key: RateKey, runId: string, count: number, since: Date, at: Date) {
+export async function takeRateSlot(trx: Trx, key: RateKey, runId: string, count: number, since: Date, at: Date) {
   await sql`insert into workflow_rate_keys (workspace_id, workflow_slug, recipient_key, touched_at)
     values (${key.workspaceId}, ${key.workflowSlug}, ${key.recipientKey}, ${at})
     on conflict (workspace_id, workflow_slug, recipient_key) do update set touched_at = excluded.touched_at`.execute(
@@ -41,6 +41,6 @@ export async function takeRateSlot(trx: Db, key: RateKey, runId: string, count: 
   return true;
 }
 
-export async function markRateLimited(trx: Db, runId: string) {
-  await trx.updateTable('workflow_runs').set({ rate_limited: true }).where('id', '=', runId).execute();
+export async function markRateLimited(db: Db, runId: string) {
+  await db.updateTable('workflow_runs').set({ rate_limited: true }).where('id', '=', runId).execute();
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { PLANNED_EACH_TIME, type Db } from '../db/database.js';
+import { PLANNED_EACH_TIME, type Db, type Trx } from '../db/database.js';
 import type { RunStep } from '../domain/run-steps.js';
 
 /** One recipient's run of an execution (a child execution: its id is the messages' execution_id). */
@@ -16,9 +16,9 @@ export interface NewRun {
 }
 
 /** Inserts runs; a recipient that already has a run in the execution keeps it. Returns the runs inserted. */
-export function insertRuns(trx: Db, workspaceId: number, executionId: string, runs: NewRun[]) {
+export function insertRuns(db: Db, workspaceId: number, executionId: string, runs: NewRun[]) {
   return insertRunsOf(
-    trx,
+    db,
     runs.map((run) => ({ ...run, execution_id: executionId, workspace_id: workspaceId })),
   );
 }
@@ -28,7 +28,7 @@ export function insertRuns(trx: Db, workspaceId: number, executionId: string, ru
  * travel as one JSON parameter: a batch of 100 trigger jobs of 100 recipients each is 10,000 runs,
  * which as bound values would pass the parameters either engine takes (MAX_BIND_PARAMETERS).
  */
-export async function insertRunsOf(trx: Db, runs: (NewRun & { execution_id: string; workspace_id: number })[]) {
+export async function insertRunsOf(db: Db, runs: (NewRun & { execution_id: string; workspace_id: number })[]) {
   if (runs.length === 0) return [];
   const { rows } = await sql<{
     id: string;
@@ -44,7 +44,7 @@ export async function insertRunsOf(trx: Db, runs: (NewRun & { execution_id: stri
       recipient_key text, recipient_type text, distinct_id text, object_type text, object_id text, inline jsonb,
       subscription jsonb)
     on conflict (execution_id, recipient_key) do nothing
-    returning id, execution_id, recipient_type, object_type, object_id`.execute(trx);
+    returning id, execution_id, recipient_type, object_type, object_id`.execute(db);
   return rows;
 }
 
@@ -84,10 +84,10 @@ const runColumns = (db: Db) =>
 const selectRun = (db: Db, runId: string) => runColumns(db).where('r.id', '=', runId);
 
 /** The run with its execution, locked until the transaction ends: one worker at a time moves a run. */
-export const lockRun = (trx: Db, runId: string) => selectRun(trx, runId).forUpdate('r').executeTakeFirst();
+export const lockRun = (trx: Trx, runId: string) => selectRun(trx, runId).forUpdate('r').executeTakeFirst();
 
 /** Many runs locked in one statement, in id order (every batch locks in that order: no deadlock between workers). */
-export const lockRuns = (trx: Db, runIds: string[]) =>
+export const lockRuns = (trx: Trx, runIds: string[]) =>
   runColumns(trx)
     .where(
       'r.id',
@@ -111,8 +111,8 @@ export const findRuns = (db: Db, runIds: string[]) =>
     .execute();
 export type LockedRun = NonNullable<Awaited<ReturnType<typeof lockRun>>>;
 
-export async function saveRunProgress(trx: Db, runId: string, progress: RunProgress) {
-  await trx
+export async function saveRunProgress(db: Db, runId: string, progress: RunProgress) {
+  await db
     .updateTable('workflow_runs')
     .set({
       status: progress.status,
@@ -143,7 +143,7 @@ export type RunProgress = {
  * array, whose length the planner knows: joined on the record set alone (always estimated at 100
  * rows) it hashed a sequential scan of the whole runs table once that table was small enough.
  */
-export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: string })[]) {
+export async function saveRunsProgress(db: Db, progress: (RunProgress & { id: string })[]) {
   if (progress.length === 0) return;
   const rows = progress.map((p) => ({
     id: p.id,
@@ -156,7 +156,7 @@ export async function saveRunsProgress(trx: Db, progress: (RunProgress & { id: s
   await sql`update workflow_runs r set status = w.status, position = w.position, resume_at = w.resume_at,
       steps = r.steps || w.steps, data = coalesce(w.data, r.data), updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as w(id text, status text, position jsonb, resume_at timestamptz, steps jsonb, data jsonb)
-    where r.id = w.id and r.id = any(${rows.map((row) => row.id)}::text[])${sql.raw(PLANNED_EACH_TIME)}`.execute(trx);
+    where r.id = w.id and r.id = any(${rows.map((row) => row.id)}::text[])${sql.raw(PLANNED_EACH_TIME)}`.execute(db);
 }
 
 /**
@@ -193,15 +193,15 @@ export function findSubscriberPage(db: Db, objectId: number, after: number, limi
 }
 
 /** Adds to what the run's later steps read as its data (a batch's events, an answer). */
-export async function mergeRunData(trx: Db, runId: string, data: Record<string, unknown>) {
+export async function mergeRunData(db: Db, runId: string, data: Record<string, unknown>) {
   await sql`update workflow_runs set data = data || ${JSON.stringify(data)}::jsonb, updated_at = now() where id = ${runId}`.execute(
-    trx,
+    db,
   );
 }
 
 /** An absorbed run takes over its gathering: it waits again, at the node where it stopped, until `resumeAt`. */
-export async function reviveAbsorbedRun(trx: Db, runId: string, resumeAt: Date) {
-  await trx
+export async function reviveAbsorbedRun(db: Db, runId: string, resumeAt: Date) {
+  await db
     .updateTable('workflow_runs')
     .set({ status: 'waiting', resume_at: resumeAt, updated_at: sql`now()` })
     .where('id', '=', runId)

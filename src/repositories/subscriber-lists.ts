@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 export interface ListRow {
   id: number;
@@ -89,7 +89,7 @@ export interface LockedList {
  * Locks the list row and marks it updated, in one statement: every change of a list's members (live
  * or draft) takes this lock first, so a finish_sync never interleaves with adds to the same list.
  */
-export function lockList(trx: Db, workspaceId: number, listId: string): Promise<LockedList | undefined> {
+export function lockList(trx: Trx, workspaceId: number, listId: string): Promise<LockedList | undefined> {
   return trx
     .updateTable('subscriber_lists')
     .set({ updated_at: sql`greatest(clock_timestamp(), updated_at + interval '1 millisecond')` })
@@ -108,8 +108,8 @@ export async function deleteList(db: Db, workspaceId: number, listId: string): P
   return Number(result.numDeletedRows) > 0;
 }
 
-export function insertVersion(trx: Db, workspaceId: number, listPk: number, versionId: string) {
-  return trx
+export function insertVersion(db: Db, workspaceId: number, listPk: number, versionId: string) {
+  return db
     .insertInto('subscriber_list_versions')
     .values({ workspace_id: workspaceId, list_pk: listPk, version_id: versionId })
     .returning(['id', 'version_id', 'created_at'])
@@ -135,8 +135,8 @@ export async function findListVersion(db: Db, workspaceId: number, listId: strin
   return rows[0];
 }
 
-export async function deleteVersion(trx: Db, versionPk: number): Promise<void> {
-  await trx.deleteFrom('subscriber_list_versions').where('id', '=', versionPk).execute();
+export async function deleteVersion(db: Db, versionPk: number): Promise<void> {
+  await db.deleteFrom('subscriber_list_versions').where('id', '=', versionPk).execute();
 }
 
 /** Which of these lists exist (by list_id), without their counts. One statement. */

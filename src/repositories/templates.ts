@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, LockOption } from '../db/database.js';
 import type { ActorColumn, TemplatesTable, TemplateVariantsTable, TemplateVersionsTable } from '../db/types.js';
 
 export type TemplateRow = Omit<Selectable<TemplatesTable>, 'workspace_id'>;
@@ -22,7 +22,7 @@ export const TEMPLATE_COLUMNS = [
 ] as const;
 
 /** `lock` holds the template row until the transaction ends, so commits and variant edits serialize. */
-export function findTemplate(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}) {
+export function findTemplate<H extends Db>(db: H, workspaceId: number, slug: string, options: LockOption<H> = {}) {
   let query = db
     .selectFrom('templates')
     .select(TEMPLATE_COLUMNS)

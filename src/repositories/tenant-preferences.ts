@@ -54,7 +54,7 @@ export type TenantCategoryChange = Partial<Omit<TenantCategoryOverride, 'updated
 
 /** Sets the fields the change names (the others are kept, or null for a new row) and returns the row. One statement. */
 export function upsertTenantCategory(
-  trx: Db,
+  db: Db,
   workspaceId: number,
   tenantId: string,
   category: string,
@@ -70,7 +70,7 @@ export function upsertTenantCategory(
     blocked_channels: json(change.blocked_channels),
   };
   const named = (Object.keys(values) as (keyof typeof values)[]).filter((key) => change[key] !== undefined);
-  return trx
+  return db
     .insertInto('tenant_category_preferences')
     .values({ workspace_id: workspaceId, tenant_id: tenantId, category, ...values })
     .onConflict((oc) =>

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 export interface FileAtVersion {
   filename: string;
@@ -49,7 +49,7 @@ export async function translationFilesAtVersion(db: Db, workspaceId: number, ver
  * files that are live get marked for deletion; other files never committed are dropped.
  */
 export async function replaceTranslationDraft(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   files: { filename: string; locale: string; namespace: string | null; content: Record<string, unknown> }[],
   actor: unknown,

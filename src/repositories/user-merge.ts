@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 
 /**
  * Moves what belongs to user `fromId` over to `toId`, four statements whatever their number: object
@@ -7,7 +7,7 @@ import type { Db } from '../db/database.js';
  * Where `toId` already has the same subscription, membership or choice, its own is kept and the
  * other stays behind, to go when `fromId` is deleted.
  */
-export async function moveUserBelongings(trx: Db, fromId: number, toId: number): Promise<void> {
+export async function moveUserBelongings(trx: Trx, fromId: number, toId: number): Promise<void> {
   await sql`update subscriptions s set user_id = ${toId}, updated_at = clock_timestamp()
     where s.user_id = ${fromId}
       and not exists (select 1 from subscriptions o where o.object_id = s.object_id and o.user_id = ${toId})`.execute(
@@ -33,7 +33,7 @@ export async function moveUserBelongings(trx: Db, fromId: number, toId: number):
  * reach the merged user. A run of an execution that already has one for `to` stays behind (one run
  * per recipient and execution); it finds no user and sends nothing.
  */
-export async function moveUserMessages(trx: Db, workspaceId: number, from: string, to: string): Promise<void> {
+export async function moveUserMessages(trx: Trx, workspaceId: number, from: string, to: string): Promise<void> {
   await sql`update messages set distinct_id = ${to}
     where workspace_id = ${workspaceId} and recipient_type = 'user' and distinct_id = ${from}`.execute(trx);
   await sql`update workflow_runs r set distinct_id = ${to}, recipient_key = ${`user:${to}`}, updated_at = now()
@@ -43,6 +43,6 @@ export async function moveUserMessages(trx: Db, workspaceId: number, from: strin
         and o.recipient_key = ${`user:${to}`})`.execute(trx);
 }
 
-export async function deleteUserById(trx: Db, userId: number): Promise<void> {
-  await trx.deleteFrom('users').where('id', '=', userId).execute();
+export async function deleteUserById(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', userId).execute();
 }

@@ -1,5 +1,5 @@
 import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, LockOption } from '../db/database.js';
 import type { Database } from '../db/types.js';
 import type { VendorsTable } from '../db/engine-types.js';
 
@@ -30,7 +30,7 @@ export function listVendors(db: Db, workspaceId: number) {
     .execute();
 }
 
-export function findVendor(db: Db, workspaceId: number, id: string, options: { lock?: boolean } = {}) {
+export function findVendor<H extends Db>(db: H, workspaceId: number, id: string, options: LockOption<H> = {}) {
   let query = db.selectFrom('vendors').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id);
   if (options.lock) query = query.forUpdate();
   return query.executeTakeFirst();
@@ -67,8 +67,8 @@ export function findChannelVendors(db: Db, workspaceId: number, channel: string)
 }
 
 /** Before a vendor becomes its channel's default, the previous default stops being one. */
-export async function clearDefault(trx: Db, workspaceId: number, channel: string, exceptId: string) {
-  await trx
+export async function clearDefault(db: Db, workspaceId: number, channel: string, exceptId: string) {
+  await db
     .updateTable('vendors')
     .set({ is_default: false, updated_at: sql`now()` })
     .where('workspace_id', '=', workspaceId)
@@ -79,11 +79,11 @@ export async function clearDefault(trx: Db, workspaceId: number, channel: string
 }
 
 export function insertVendor(
-  trx: Db,
+  db: Db,
   vendor: Omit<VendorRow, 'created_at' | 'updated_at' | 'priority' | 'fallback_after_seconds'> &
     Partial<Pick<VendorRow, 'priority' | 'fallback_after_seconds'>>,
 ) {
-  return trx
+  return db
     .insertInto('vendors')
     .values({ ...vendor, config: JSON.stringify(vendor.config) })
     .returning(COLUMNS)
@@ -91,14 +91,14 @@ export function insertVendor(
 }
 
 export function updateVendor(
-  trx: Db,
+  db: Db,
   workspaceId: number,
   id: string,
   changes: Partial<
     Pick<VendorRow, 'nickname' | 'is_default' | 'is_active' | 'priority' | 'fallback_after_seconds' | 'config'>
   >,
 ) {
-  return trx
+  return db
     .updateTable('vendors')
     .set({
       ...changes,

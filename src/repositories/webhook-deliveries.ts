@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/webhook-types.js';
 
 /** The outbox of delivery-status events and each one's delivery state (docs/webhooks.md). */
@@ -18,7 +18,7 @@ export async function anyUnqueuedDelivery(db: Db) {
 }
 
 /** Marks up to `limit` events not yet queued (skipping those another relay holds) and returns their ids. */
-export async function claimUnqueuedDeliveries(trx: Db, limit: number) {
+export async function claimUnqueuedDeliveries(trx: Trx, limit: number) {
   const rows = await sql<{ id: string }>`
     update webhook_deliveries d set queued_at = now()
     from (select id from webhook_deliveries where queued_at is null order by created_at limit ${limit}

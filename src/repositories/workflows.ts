@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, LockOption } from '../db/database.js';
 import type { ActorColumn, WorkflowsTable } from '../db/types.js';
 import type { WorkflowContent } from '../schemas/workflows.js';
 
@@ -25,11 +25,11 @@ export const WORKFLOW_COLUMNS = [
 ] as const;
 
 /** The workflow row is its draft; `lock` holds it until the transaction ends, so commits serialize. */
-export async function findWorkflow(
-  db: Db,
+export async function findWorkflow<H extends Db>(
+  db: H,
   workspaceId: number,
   slug: string,
-  options: { lock?: boolean } = {},
+  options: LockOption<H> = {},
 ): Promise<WorkflowRow | undefined> {
   let query = db
     .selectFrom('workflows')

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { randomToken } from '../crypto/tokens.js';
 import { prefixedId } from '../ids.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { insertPublicKey, insertSigningKey, retireSigningKey, updatePublicKey } from '../repositories/inbox-keys.js';
@@ -19,9 +19,9 @@ function es256KeyPair() {
   };
 }
 
-async function addSigningKey(trx: Db, workspaceId: number, actor: ActorColumn | null) {
+async function addSigningKey(db: Db, workspaceId: number, actor: ActorColumn | null) {
   const pair = es256KeyPair();
-  const row = await insertSigningKey(trx, {
+  const row = await insertSigningKey(db, {
     id: prefixedId('ws_signk_'),
     uid: prefixedId('signing_key_'),
     workspaceId,
@@ -39,9 +39,9 @@ async function addSigningKey(trx: Db, workspaceId: number, actor: ActorColumn | 
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === '23505';
 
 /** One active key per workspace: a second is a 400, as on the anchor (the partial unique index decides races). */
-export async function createSigningKey(trx: Db, workspaceId: number, actor: ActorColumn | null) {
+export async function createSigningKey(db: Db, workspaceId: number, actor: ActorColumn | null) {
   try {
-    return await addSigningKey(trx, workspaceId, actor);
+    return await addSigningKey(db, workspaceId, actor);
   } catch (error) {
     if (isUniqueViolation(error))
       throw badRequest('only 1 active signing key is allowed: roll the active one instead', {
@@ -52,7 +52,7 @@ export async function createSigningKey(trx: Db, workspaceId: number, actor: Acto
 }
 
 /** The active key becomes `rolled` (it still verifies until deleted) and a new active key is made. */
-export async function rollSigningKey(trx: Db, workspaceId: number, uid: string, actor: ActorColumn | null) {
+export async function rollSigningKey(trx: Trx, workspaceId: number, uid: string, actor: ActorColumn | null) {
   const rolled = await retireSigningKey(trx, workspaceId, uid, 'rolled', actor);
   if (!rolled) throw notFound(`active signing key '${uid}' not found`);
   return addSigningKey(trx, workspaceId, actor);

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import { jsonSchemaErrors, payloadErrors, schemaHash } from '../domain/payload-schemas.js';
 import { badRequest, notFound } from '../errors.js';
@@ -29,7 +29,7 @@ async function commitErrors(db: Db, schema: PayloadSchemaRow) {
  * changed. Returns the draft, the live version after, and the commit's outcome.
  */
 export async function savePayloadSchema(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   input: { slug: string; name: string; jsonSchema: Record<string, unknown>; actor: ActorColumn | null },
   commit: { commit: boolean; commitMessage: string | null },
@@ -54,7 +54,7 @@ export async function savePayloadSchema(
 
 /** Commits the draft of an existing schema: 404 when unknown, 400 when nothing changed since the live version. */
 export async function commitPayloadSchemaDraft(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   slug: string,
   input: { commitMessage: string | null; actor: ActorColumn | null },

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import {
   discardRefusal,
@@ -24,7 +24,7 @@ interface VariantRef {
 }
 
 /** The live variant an approval operation is about, the template row locked so approvals of it serialize. */
-async function approvalTarget(trx: Db, ref: VariantRef) {
+async function approvalTarget(trx: Trx, ref: VariantRef) {
   const template = await requireTemplate(trx, ref.workspaceId, ref.slug, { lock: true });
   const [live] = await findLiveTemplateVersions(trx, [template]);
   if (!live) throw notFound(`template (slug: '${ref.slug}') has no live version: it was never committed`);
@@ -59,7 +59,7 @@ const withApproval = (variant: LiveVariant, row: Awaited<ReturnType<typeof saveA
  * Withdraws a variant awaiting approval from the live version: it is never sent, reads `pending` with the comment,
  * and stays in the draft, so the next commit submits it again.
  */
-export async function discardVariant(trx: Db, ref: VariantRef, input: { comment: string; actor: ActorColumn | null }) {
+export async function discardVariant(trx: Trx, ref: VariantRef, input: { comment: string; actor: ActorColumn | null }) {
   const { template, key, variant } = await approvalTarget(trx, ref);
   const refusal = discardRefusal(variant.approval);
   if (refusal)
@@ -78,7 +78,7 @@ export async function discardVariant(trx: Db, ref: VariantRef, input: { comment:
 
 /** Records one vendor's approval entry; the variant is sent once one vendor approved it. */
 export async function recordVendorApproval(
-  trx: Db,
+  trx: Trx,
   ref: VariantRef,
   input: { entry: Omit<VendorApprovalEntry, 'updated_at'>; actor: ActorColumn | null },
 ) {

@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import type { Db } from '../db/database.js';
+import type { Db, LockOption, Trx } from '../db/database.js';
 import type { ActorColumn } from '../db/types.js';
 import {
   commitErrors,
@@ -41,7 +41,12 @@ export function handlebarsSyntaxError(source: string): string | undefined {
   }
 }
 
-export async function requireTemplate(db: Db, workspaceId: number, slug: string, options: { lock?: boolean } = {}) {
+export async function requireTemplate<H extends Db>(
+  db: H,
+  workspaceId: number,
+  slug: string,
+  options: LockOption<H> = {},
+) {
   const template = await findTemplate(db, workspaceId, slug, options);
   if (!template) throw notFound(`template (slug: '${slug}') not found`);
   return template;
@@ -59,7 +64,7 @@ export async function templateView(db: Db, template: TemplateRow, mode: 'draft' 
 
 /** Validates the draft and makes it the next live version; called inside a transaction. */
 export async function commitTemplate(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   slug: string,
   input: { commitMessage: string | null; actor: ActorColumn | null },
@@ -126,7 +131,7 @@ export async function readVariantOrder(db: Db, workspaceId: number, slug: string
 
 /** Reorders the draft's variants (services a transaction: the template row stays locked until it ends). */
 export async function reorderDraftVariants(
-  trx: Db,
+  trx: Trx,
   workspaceId: number,
   slug: string,
   requested: VariantOrder,

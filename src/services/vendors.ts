@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { DeliveryChannel, DeliveryOutcome, DeliveryRequest, SendContext } from '../channels/provider.js';
 import type { ProviderRegistry } from '../channels/registry.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { mergeConfig, openConfig, sealConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { badRequest, notFound } from '../errors.js';
 import { newUlid } from '../ids.js';
@@ -37,7 +37,7 @@ function checkConfig(
 }
 
 export async function createVendor(
-  trx: Db,
+  trx: Trx,
   box: Sealer,
   registry: ProviderRegistry,
   workspaceId: number,
@@ -70,7 +70,7 @@ export async function createVendor(
 }
 
 export async function changeVendor(
-  trx: Db,
+  trx: Trx,
   box: Sealer,
   registry: ProviderRegistry,
   workspaceId: number,
