@@ -7,10 +7,8 @@ import {
   boundedTriggerAt,
   checkWith,
   legacySmartNode,
-  MAX_RECORDS,
   RecordError,
   readRecipient,
-  TRIGGER_BODY_LIMIT,
 } from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
@@ -19,6 +17,8 @@ import {
   failErrors,
   LegacyTriggerBodySchema,
   LegacyTriggerParamsSchema,
+  MAX_TRIGGER_RECORDS,
+  TRIGGER_BODY_LIMIT,
   TriggerAcceptedSchema,
   TriggerBulkSchema,
 } from '../schemas/triggers.js';
@@ -114,8 +114,8 @@ export const legacyTriggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await checkPathWorkspaceKey(app.db, workspace.id, workspace_key);
       const body = request.body as unknown;
       if (Array.isArray(body)) {
-        if (body.length === 0 || body.length > MAX_RECORDS)
-          throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
+        if (body.length === 0 || body.length > MAX_TRIGGER_RECORDS)
+          throw badRequest(`the body must hold 1 to ${MAX_TRIGGER_RECORDS} records`);
         const records = body.map((record, i) => readLegacy(record, `[${i}]`));
         const results = await acceptTriggers(app.db, queue, workspace.id, records, app.credentials);
         return reply.code(207).send(presentTriggerResults(results));

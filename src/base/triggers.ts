@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, HttpError, unavailable } from '../errors.js';
-import { MAX_RECORDS, RecordError, readTriggerRecord, TRIGGER_BODY_LIMIT } from '../services/triggers.js';
+import { RecordError, readTriggerRecord } from '../services/triggers.js';
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import { presentTriggerResults } from '../presenters/triggers.js';
 import { cancelExecutions } from '../services/triggers.js';
@@ -9,6 +9,8 @@ import {
   CancelBodySchema,
   CancelResultSchema,
   failErrors,
+  MAX_TRIGGER_RECORDS,
+  TRIGGER_BODY_LIMIT,
   TriggerAcceptedSchema,
   TriggerBodySchema,
   TriggerBulkSchema,
@@ -55,8 +57,8 @@ export const triggerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const body = request.body as unknown;
         const workspaceId = request.workspace.id;
         if (Array.isArray(body)) {
-          if (body.length === 0 || body.length > MAX_RECORDS)
-            throw badRequest(`the body must hold 1 to ${MAX_RECORDS} records`);
+          if (body.length === 0 || body.length > MAX_TRIGGER_RECORDS)
+            throw badRequest(`the body must hold 1 to ${MAX_TRIGGER_RECORDS} records`);
           const records = body.map((record, i) => read(record, `[${i}]`));
           const results = await acceptTriggers(app.db, queue, workspaceId, records, app.credentials);
           return reply.code(207).send(presentTriggerResults(results));

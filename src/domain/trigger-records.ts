@@ -10,7 +10,6 @@ import {
 } from '../schemas/identifiers.js';
 import {
   MAX_TRIGGER_RECIPIENTS,
-  MAX_TRIGGER_RECORDS,
   TriggerRecordSchema,
   UserRecipientSchema,
 } from '../schemas/triggers.js';
@@ -23,9 +22,6 @@ import { fieldAt, isObject } from './values.js';
  * the reader tells which field is wrong in words, and the compiled schema has the last word.
  */
 
-export const MAX_RECIPIENTS = MAX_TRIGGER_RECIPIENTS;
-export const MAX_RECORDS = MAX_TRIGGER_RECORDS;
-export const TRIGGER_BODY_LIMIT = 800 * 1024;
 
 export type Recipient =
   | { kind: 'user'; distinctId: string; inline?: Record<string, unknown>; transient: boolean }
@@ -114,8 +110,8 @@ export function readTriggerRecord(value: unknown, at = ''): TriggerRecord {
   if (value.recipients === undefined) throw new RecordError(`${prefix}recipients is required`);
   if (!Array.isArray(value.recipients) || value.recipients.length === 0)
     throw new RecordError(`${prefix}recipients must be a non-empty array`);
-  if (value.recipients.length > MAX_RECIPIENTS)
-    throw new RecordError(`${prefix}recipients must hold at most ${MAX_RECIPIENTS} recipients`);
+  if (value.recipients.length > MAX_TRIGGER_RECIPIENTS)
+    throw new RecordError(`${prefix}recipients must hold at most ${MAX_TRIGGER_RECIPIENTS} recipients`);
   const recipients = value.recipients.map((recipient, i) => readRecipient(recipient, `${prefix}recipients[${i}]`));
   if (value.data !== undefined && value.data !== null && !isObject(value.data))
     throw new RecordError(`${prefix}data must be an object`);

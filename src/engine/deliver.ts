@@ -24,7 +24,7 @@ import { saveStatusChanges } from './message-status.js';
 import { whenDatabaseAnswers } from './outage.js';
 import { deliveryQueue, type Queue } from './queue.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
-import type { RunRecipient } from './nodes/types.js';
+import type { RunRecipient } from './types.js';
 import { countDelivery } from '../telemetry/metrics.js';
 import { retireDeadAddresses } from './provider-feedback.js';
 import { traceProviderCall } from '../telemetry/spans.js';

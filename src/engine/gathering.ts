@@ -12,7 +12,7 @@ import {
 } from '../repositories/batches.js';
 import { mergeRunData, reviveAbsorbedRun, type LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
-import type { RunContext } from './nodes/types.js';
+import type { RunContext } from './types.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**

@@ -7,7 +7,7 @@ import { findTenantSettings } from '../repositories/executions.js';
 import { findUserByDistinctId, findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
 import { findVersionTree } from '../repositories/workflow-trees.js';
 import type { LockedRun } from '../repositories/runs.js';
-import type { RunRecipient } from './nodes/types.js';
+import type { RunRecipient } from './types.js';
 import type { DeliveryChannel } from '../channels/provider.js';
 import type { RenderRequest } from '../channels/rendering.js';
 

@@ -20,7 +20,7 @@ import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-contex
 import { renderFailed, storedInInbox } from './deliver.js';
 import { jobId } from './job-ids.js';
 import { statusesChanged } from './message-status.js';
-import type { DeliveryFacts, RecordedMessage, RunRecipient } from './nodes/types.js';
+import type { DeliveryFacts, RecordedMessage, RunRecipient } from './types.js';
 import { deliveryQueue, type Queue } from './queue.js';
 
 /**

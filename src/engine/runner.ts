@@ -6,7 +6,7 @@ import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain
 import type { LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
 import { NODE_HANDLERS } from './nodes/index.js';
-import type { DeliveryFacts, NodeResult, RunContext } from './nodes/types.js';
+import type { DeliveryFacts, NodeResult, RunContext } from './types.js';
 import { QUEUES, type Queue } from './queue.js';
 import { handOverGathering } from './gathering.js';
 import { applyRateLimit } from './ratelimit.js';

@@ -15,6 +15,8 @@ const OrNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()
 /** At most this many records in one trigger call, and recipients in one record. */
 export const MAX_TRIGGER_RECORDS = 100;
 export const MAX_TRIGGER_RECIPIENTS = 100;
+/** The byte limit of a trigger call's body, whatever it holds (413 beyond): both trigger routes'. */
+export const TRIGGER_BODY_LIMIT = 800 * 1024;
 
 /** The trigger calls (docs/spec/engine.md §1). */
 

@@ -5,11 +5,9 @@
  */
 export {
   checkWith,
-  MAX_RECORDS,
   RecordError,
   readRecipient,
   readTriggerRecord,
-  TRIGGER_BODY_LIMIT,
 } from '../domain/trigger-records.js';
 export { cancelExecutions } from '../repositories/executions.js';
 export { boundedTriggerAt, readBroadcast } from '../domain/broadcasts.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { channelsAt, preferenceWorkspace, restrictions } from './preference-helpers.js';
+import { channelsAt, preferenceWorkspace, restrictions } from '../support/preferences.js';
 
 describe("objects' preferences, per tenant, decided by the same rule as users'", () => {
   const t = useTestApp();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { channelsAt, preferenceWorkspace, restrictions } from './preference-helpers.js';
+import { channelsAt, preferenceWorkspace, restrictions } from '../support/preferences.js';
 
 const ids = (n: number, prefix = 'user') => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 const CHANNEL_LIST = 'email, sms, whatsapp, androidpush, iospush, webpush, inbox, slack, ms_teams';

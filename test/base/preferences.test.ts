@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { callersOf } from '../support/callers.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { channelsAt, DEFINITION, preferenceWorkspace, restrictions } from './preference-helpers.js';
+import { configClient } from '../support/config.js';
+import { channelsAt, DEFINITION, preferenceWorkspace, restrictions } from '../support/preferences.js';
 
 describe('GET /v1/user/{id}/preference/ and the per-user reads', () => {
   const t = useTestApp();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { channelsAt, preferenceWorkspace } from './preference-helpers.js';
+import { channelsAt, preferenceWorkspace } from '../support/preferences.js';
 
 describe("tenants' own category defaults, and what users see of them", () => {
   const t = useTestApp();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { configClient, definition } from '../management/config-helpers.js';
+import { configClient, definition } from '../support/config.js';
 import { sdkFor } from '../support/sdk.js';
 
 describe('merging users', () => {

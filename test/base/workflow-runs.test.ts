@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../engine/helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
 
 /**
  * Run traces (docs/runs.md, docs/spec/product.md §1): every step's outcome recorded as the run walks,

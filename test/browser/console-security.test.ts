@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace } from '../engine/helpers.js';
-import { configClient } from '../management/config-helpers.js';
+import { engineWorkspace } from '../support/engine-drivers.js';
+import { configClient } from '../support/config.js';
 import { assertTokenNowhereButSession, consoleWindow, hasRoute, signIn, useConsoleHerald } from '../support/console.js';
 
 /** Markup that would run if any page put user data into the DOM as HTML. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { SmtpSink } from '../support/smtp-sink.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace } from '../engine/helpers.js';
+import { engineWorkspace } from '../support/engine-drivers.js';
 import {
   assertTokenNowhereButSession,
   consoleWindow,

@@ -5,9 +5,9 @@ import { addBatchItem, joinBatch } from '../../src/repositories/batches.js';
 import { useTestApp } from '../support/app.js';
 import { testRenderer } from '../support/engine.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { runOf } from '../support/flow.js';
 
 /**
  * The batch node (docs/engine.md, "batch"): triggers of one recipient and batch key gather while the

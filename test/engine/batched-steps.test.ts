@@ -6,14 +6,14 @@ import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { providers } from '../../src/channels/registry.js';
 import { prepareDeliveries, sendDeliveries, type Renderer } from '../../src/engine/deliver.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { webhookVendor } from '../faults/engine-helpers.js';
+import { webhookVendor } from '../support/faults.js';
 import { liveTemplate } from '../support/templates.js';
 import { fanOutPage } from '../../src/engine/recipients.js';
 import { stepRuns } from '../../src/engine/runner.js';
 import type { StepRenderer } from '../../src/engine/run-scope.js';
 import { insertExecutions } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, liveWorkflow, messages, newExecution, node } from './helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, messages, newExecution, node } from '../support/engine-drivers.js';
 
 /**
  * A batch of run steps (src/engine/runner.ts `stepRuns`) sends a fixed number of statements whatever

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { RenderRequest } from '../../src/channels/rendering.js';
 import { useTestApp } from '../support/app.js';
 import { testRenderer } from '../support/engine.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**
  * The digest node (docs/engine.md, "digest"). The engine's clock is set a few seconds into a minute

@@ -4,8 +4,8 @@ import { useTestApp } from '../support/app.js';
 import { testRenderer } from '../support/engine.js';
 import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { advanceRun } from '../../src/engine/runner.js';
-import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
-import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**
  * A resume job that arrives before its run is due (the worker's clock behind the one that scheduled

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
+import { configClient } from '../support/config.js';
 import { liveTemplate } from '../support/templates.js';
-import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
+import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
 
 const SECRET = 'whsec-0123456789abcdef';
 

@@ -13,7 +13,7 @@ import {
   newExecution,
   settledMessages,
   trigger,
-} from './helpers.js';
+} from '../support/engine-drivers.js';
 
 async function subscribe(
   t: () => TestApp,

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp, type TestApp } from '../support/app.js';
 import { HttpPeer } from '../support/http-peer.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { runOf } from '../support/flow.js';
 
 /**
  * The workflow HTTP nodes call through the outbound guard (src/channels/outbound.ts; docs/engine.md,

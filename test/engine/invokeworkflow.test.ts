@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { MAX_INVOKE_DEPTH } from '../../src/engine/nodes/invokeworkflow.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { commitOutcome, runOf } from './flow-helpers.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { commitOutcome, runOf } from '../support/flow.js';
 
 /** The invokeworkflow node (docs/engine.md, "invokeworkflow"). */
 describe('the invokeworkflow node', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
+import { configClient } from '../support/config.js';
 import { iso } from '../../src/schemas/common.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 describe('last_executed_at (workflows) and last_triggered_at (templates)', () => {
   const t = useTestApp({}, { engine: { renderer: 'templates' } });

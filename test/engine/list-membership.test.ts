@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { commitOutcome, runOf } from './flow-helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { commitOutcome, runOf } from '../support/flow.js';
 
 /** subscriberlistoperation_adduser / _removeuser (docs/engine.md, "subscriber lists"). */
 describe('the subscriber list nodes', () => {

@@ -12,7 +12,7 @@ import {
   settledMessages,
   trigger,
   waitFor,
-} from './helpers.js';
+} from '../support/engine-drivers.js';
 
 describe('messages', () => {
   const t = useTestApp({}, { engine: {} });

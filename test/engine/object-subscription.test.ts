@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { runOf } from '../support/flow.js';
 
 /** objectoperation_addsubscription / _removesubscription (docs/engine.md, "object subscriptions"). */
 describe('the object subscription nodes', () => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp, type TestApp } from '../support/app.js';
 import { HttpPeer } from '../support/http-peer.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 /**
  * The engine hands providers its outbound policy (src/channels/outbound.ts): a recipient's incoming webhook URL on

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from '../support/engine-drivers.js';
 
 const ORDER = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

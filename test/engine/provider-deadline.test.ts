@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTestApp } from '../support/app.js';
-import { slowSmsWorkflow, smsMessage, startSlowSmsApi } from '../faults/engine-helpers.js';
-import { engineWorkspace, waitFor } from './helpers.js';
+import { slowSmsWorkflow, smsMessage, startSlowSmsApi } from '../support/faults.js';
+import { engineWorkspace, waitFor } from '../support/engine-drivers.js';
 
 /** An app whose engine bounds provider calls only by their vendor's timeout_ms (as production does). */
 async function appWithSmsVendor(baseUrl: string, timeoutMs: number) {

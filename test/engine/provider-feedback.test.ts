@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { HttpPeer, type RecordedRequest } from '../support/http-peer.js';
-import { configClient } from '../management/config-helpers.js';
+import { configClient } from '../support/config.js';
 import { liveTemplate } from '../support/templates.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 
 /**

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { Queue, QUEUES } from '../../src/engine/queue.js';
-import { waitFor } from './helpers.js';
+import { waitFor } from '../support/engine-drivers.js';
 
 /**
  * The queue shares the database with Herald's own transactions: a job exists exactly when the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, settledMessages, trigger, waitFor } from './helpers.js';
-import { testClock } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import { testClock } from '../support/flow.js';
 
 /** The workflow's ratelimit per recipient (docs/engine.md, "ratelimit"). */
 describe('the workflow ratelimit', () => {

@@ -12,7 +12,7 @@ import {
   settledMessages,
   trigger,
   waitFor,
-} from './helpers.js';
+} from '../support/engine-drivers.js';
 
 /**
  * A fan-out page's runs are stepped together by one run-batch job (docs/engine.md, "Recipients and

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { HttpPeer, type RecordedRequest } from '../support/http-peer.js';
 import { sdkFor } from '../support/sdk.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 const BOT_TOKEN = 'xoxb-vendor-0123456789';
 

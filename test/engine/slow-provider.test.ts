@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { webhookVendor } from '../faults/engine-helpers.js';
+import { webhookVendor } from '../support/faults.js';
 import { liveTemplate } from '../support/templates.js';
-import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 const SECRET = 'whsec-slow-0123456789abcdef';
 const RECIPIENTS = 60;

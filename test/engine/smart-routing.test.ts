@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { baseCall, engineWorkspace, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { commitOutcome, makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { commitOutcome, makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**
  * send_smart_channel_routing (docs/engine.md, "send_smart_channel_routing"). Each wait between two

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 /** The engine with the template store's renderer: what reaches the recipient is the committed template, rendered. */
 describe('deliveries rendered from templates', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from './helpers.js';
-import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**
  * The timewindow node (docs/engine.md, "timewindow"). Windows are set around the current minute;

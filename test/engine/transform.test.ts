@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from './helpers.js';
-import { runOf } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import { runOf } from '../support/flow.js';
 
 /** transform (docs/engine.md, "transform"): variables for the steps after it. */
 describe('the transform node', () => {

@@ -19,7 +19,7 @@ import {
   refuseRunSaves,
   settledMessages,
   waitFor,
-} from './helpers.js';
+} from '../support/engine-drivers.js';
 
 /**
  * Trigger jobs are started in batches (docs/engine.md, "Batched trigger jobs"): a fetched batch in one

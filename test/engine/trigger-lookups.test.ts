@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, inbox, liveWorkflow } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, inbox, liveWorkflow } from '../support/engine-drivers.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { sdkFor } from '../support/sdk.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { configClient } from '../management/config-helpers.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 const SECRET = 'whsec-0123456789abcdef';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
+import { configClient } from '../support/config.js';
 import {
   baseCall,
   engineWorkspace,
@@ -11,7 +11,7 @@ import {
   settledMessages,
   trigger,
   waitFor,
-} from './helpers.js';
+} from '../support/engine-drivers.js';
 
 describe('triggers', () => {
   const t = useTestApp({}, { engine: {} });

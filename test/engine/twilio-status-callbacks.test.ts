@@ -7,8 +7,8 @@ import type { WorkspaceFixture } from '../support/fixtures.js';
 import { HttpPeer } from '../support/http-peer.js';
 import { twilioSignature } from '../support/signing.js';
 import { liveTemplate } from '../support/templates.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
 
 /**
  * Twilio status callbacks (docs/channels.md, "Twilio status callbacks"; product spec §5): a send names Herald's

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { feedClient, inboxRenderer, inboxWorkspace } from '../inbox/helpers.js';
-import { baseCall, liveWorkflow, messages, node, inbox, trigger, waitFor } from './helpers.js';
+import { feedClient, inboxRenderer, inboxWorkspace } from '../support/inbox.js';
+import { baseCall, liveWorkflow, messages, node, inbox, trigger, waitFor } from '../support/engine-drivers.js';
 
 describe('merging users moves their messages', () => {
   const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from './helpers.js';
-import { commitOutcome, runOf } from './flow-helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { commitOutcome, runOf } from '../support/flow.js';
 
 /** The userupdate node (docs/engine.md, "userupdate"). */
 describe('the userupdate node', () => {

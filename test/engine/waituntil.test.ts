@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { configClient } from '../management/config-helpers.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from './helpers.js';
-import { makeRunJobsDue, runOf, testClock } from './flow-helpers.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**
  * branch_waituntil (docs/engine.md, "branch_waituntil"): a later POST /event/ of the same recipient

@@ -10,7 +10,7 @@ import { bootstrapWorkspace } from '../../src/services/workspaces.js';
 import { TEST_SECRET_KEY } from '../support/app.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { request, startServer, type ServerProcess } from '../support/server-process.js';
-import { DEFINITION } from '../base/preference-helpers.js';
+import { DEFINITION } from '../support/preferences.js';
 
 const SUBSCRIBERS = 300;
 

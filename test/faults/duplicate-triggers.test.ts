@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { recordFigures } from '../support/figures.js';
-import { engineWorkspace, inbox, liveWorkflow, settledMessages } from '../engine/helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, settledMessages } from '../support/engine-drivers.js';
 
 const CLIENTS = 50;
 

@@ -3,8 +3,8 @@ import { buildTestApp, TEST_SECRET_KEY } from '../support/app.js';
 import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { startWorkerProcess, type ServerProcess } from '../support/server-process.js';
-import { engineWorkspace } from '../engine/helpers.js';
-import { slowSmsWorkflow, smsMessage, startSlowSmsApi, until } from './engine-helpers.js';
+import { engineWorkspace } from '../support/engine-drivers.js';
+import { slowSmsWorkflow, smsMessage, startSlowSmsApi, until } from '../support/faults.js';
 import { liveTemplate } from '../support/templates.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;

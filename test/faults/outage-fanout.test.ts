@@ -7,8 +7,8 @@ import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { engineWorkspace, inbox, liveWorkflow, node, trigger } from '../engine/helpers.js';
-import { faultSize, messageCounts, subscribeUsers, until, webhookVendor } from './engine-helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, node, trigger } from '../support/engine-drivers.js';
+import { faultSize, messageCounts, subscribeUsers, until, webhookVendor } from '../support/faults.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const RECIPIENTS = faultSize(2000, 10_000);

@@ -13,8 +13,8 @@ import { createPrivateDatabase, type PrivateDatabase } from '../support/private-
 import { findCredentials } from '../support/secrets.js';
 import { request, startServer, startWorkerProcess, type ServerProcess } from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { DEFINITION } from '../base/preference-helpers.js';
-import { until } from './engine-helpers.js';
+import { DEFINITION } from '../support/preferences.js';
+import { until } from '../support/faults.js';
 
 /** Longer than every wait below: nothing may fire while every process is down. */
 const STOP_MS = 8000;

@@ -11,8 +11,8 @@ import { TEST_SECRET_KEY } from '../support/app.js';
 import { HttpPeer } from '../support/http-peer.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { request, startServer, type ServerProcess } from '../support/server-process.js';
-import { waitFor } from '../engine/helpers.js';
-import { DEFINITION } from '../base/preference-helpers.js';
+import { waitFor } from '../support/engine-drivers.js';
+import { DEFINITION } from '../support/preferences.js';
 
 const RECIPIENTS = 5;
 

@@ -5,8 +5,8 @@ import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { startWorkerProcess, type ServerProcess } from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { engineWorkspace, liveWorkflow, node, trigger } from '../engine/helpers.js';
-import { faultSize, messageCounts, subscribeUsers, until, webhookVendor } from './engine-helpers.js';
+import { engineWorkspace, liveWorkflow, node, trigger } from '../support/engine-drivers.js';
+import { faultSize, messageCounts, subscribeUsers, until, webhookVendor } from '../support/faults.js';
 import { liveTemplate } from '../support/templates.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, messages, settledMessages, trigger } from '../engine/helpers.js';
-import { feedClient, inboxRenderer, inboxWorkspace } from './helpers.js';
+import { baseCall, messages, settledMessages, trigger } from '../support/engine-drivers.js';
+import { feedClient, inboxRenderer, inboxWorkspace } from '../support/inbox.js';
 
 describe('in-app feed: auth and isolation', () => {
   const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, messages, trigger, settledMessages } from '../engine/helpers.js';
-import { feedClient, inboxRenderer, inboxWorkspace, storeParam } from './helpers.js';
+import { baseCall, messages, trigger, settledMessages } from '../support/engine-drivers.js';
+import { feedClient, inboxRenderer, inboxWorkspace, storeParam } from '../support/inbox.js';
 
 describe('in-app feed REST API', () => {
   const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });

@@ -2,8 +2,8 @@ import SuprSendInbox from '@suprsend/js-inbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import { useTestApp } from '../support/app.js';
-import { messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace, storeParam, subscriberIdOf, type InboxWorkspace } from './helpers.js';
+import { messages, waitFor } from '../support/engine-drivers.js';
+import { inboxRenderer, inboxWorkspace, storeParam, subscriberIdOf, type InboxWorkspace } from '../support/inbox.js';
 
 /** A notification as the older clients hold it (their own types are loose). */
 type Held = { n_id: string; seen_on?: number | null; archived?: boolean; message: { text: string } };

@@ -6,9 +6,9 @@ import { useTestApp, TEST_SECRET_KEY } from '../support/app.js';
 import { launchBrowser } from '../support/browser.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { callerFor } from '../base/preference-helpers.js';
-import { configClient } from '../management/config-helpers.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../engine/helpers.js';
+import { callerFor } from '../support/preferences.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 const USER = 'herald';
 const PASSWORD = 'smtp-password-5d1e9c';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { servePage } from '../support/browser.js';
-import { messages, waitFor } from '../engine/helpers.js';
-import { inboxWorkspace, subscriberIdOf, useInboxPage } from './helpers.js';
+import { messages, waitFor } from '../support/engine-drivers.js';
+import { inboxWorkspace, subscriberIdOf, useInboxPage } from '../support/inbox.js';
 
 /**
  * The older React inbox (@suprsend/react-inbox 3.9.0 over @suprsend/js-inbox 2, unchanged), bundled with

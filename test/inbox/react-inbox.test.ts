@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { servePage } from '../support/browser.js';
-import { messages, waitFor } from '../engine/helpers.js';
-import { inboxWorkspace, useInboxPage } from './helpers.js';
+import { messages, waitFor } from '../support/engine-drivers.js';
+import { inboxWorkspace, useInboxPage } from '../support/inbox.js';
 
 /**
  * The official React inbox (@suprsend/react 0.3.5 over @suprsend/react-core 1.0.5 and

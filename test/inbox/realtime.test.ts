@@ -3,8 +3,8 @@ import { io, type Socket } from 'socket.io-client';
 import { useTestApp } from '../support/app.js';
 import { createDatabase } from '../../src/db/database.js';
 import { publishInboxEvents } from '../../src/repositories/inbox-events.js';
-import { feedClient, inboxRenderer, inboxWorkspace, type InboxWorkspace } from './helpers.js';
-import { baseCall, waitFor } from '../engine/helpers.js';
+import { feedClient, inboxRenderer, inboxWorkspace, type InboxWorkspace } from '../support/inbox.js';
+import { baseCall, waitFor } from '../support/engine-drivers.js';
 
 /** A browser's socket as the web SDK opens it, recording every event it hears. */
 function connect(base: string, auth: Record<string, unknown>) {

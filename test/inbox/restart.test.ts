@@ -2,8 +2,8 @@ import { SuprSend } from '@suprsend/web-sdk';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
-import { waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace } from './helpers.js';
+import { waitFor } from '../support/engine-drivers.js';
+import { inboxRenderer, inboxWorkspace } from '../support/inbox.js';
 
 type Held = { n_id: string; message: { text: string } };
 

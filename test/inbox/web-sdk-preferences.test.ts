@@ -1,9 +1,9 @@
 import { SuprSend } from '@suprsend/web-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { callerFor, restrictions } from '../base/preference-helpers.js';
-import { baseCall } from '../engine/helpers.js';
-import { feedClient, inboxWorkspace } from './helpers.js';
+import { callerFor, restrictions } from '../support/preferences.js';
+import { baseCall } from '../support/engine-drivers.js';
+import { feedClient, inboxWorkspace } from '../support/inbox.js';
 
 /** What the SDK answers and emits (its own types do not resolve under NodeNext). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK answers untyped JSON

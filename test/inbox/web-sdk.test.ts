@@ -1,8 +1,8 @@
 import { SuprSend } from '@suprsend/web-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace } from './helpers.js';
+import { baseCall, messages, waitFor } from '../support/engine-drivers.js';
+import { inboxRenderer, inboxWorkspace } from '../support/inbox.js';
 
 /** A notification as the SDK holds it (its own types do not resolve under NodeNext). */
 type Held = { n_id: string; read_on?: number | null; message: { text: string } };

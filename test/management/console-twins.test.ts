@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, trigger } from '../engine/helpers.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, trigger } from '../support/engine-drivers.js';
 
 /**
  * The management twins of users, objects and lists (docs/management-twins.md) answer exactly what the

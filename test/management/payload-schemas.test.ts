@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { configClient, definition, workflowBody } from './config-helpers.js';
+import { configClient, definition, workflowBody } from '../support/config.js';
 import { eventPayloadErrors } from '../../src/services/payload-schemas.js';
 
 const ORDER = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { bootstrapWorkspace } from '../../src/services/workspaces.js';
-import { category, configClient, definition, workflowBody } from './config-helpers.js';
+import { category, configClient, definition, workflowBody } from '../support/config.js';
 
 const SCHEMA_URL = 'http://127.0.0.1:3000/management/v1/schemas/preference_category.json';
 const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../engine/helpers.js';
+import { baseCall, engineWorkspace, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
 
 /** The template preview (docs/runs.md, docs/spec/product.md §3): what a delivery would carry, rendered by Herald. */
 describe('the template preview', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from './config-helpers.js';
+import { configClient } from '../support/config.js';
 
 describe('translation versions and rollback', () => {
   const t = useTestApp();

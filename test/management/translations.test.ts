@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from './config-helpers.js';
+import { configClient } from '../support/config.js';
 
 const notFound = (message: string) => ({ code: 404, error_code: 'not_found', type: 'NotFound', message, detail: null });
 const FR = { welcome: 'Bienvenue', task: { created: 'Tâche créée', due: 'Tâche due' } };

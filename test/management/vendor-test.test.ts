@@ -6,7 +6,7 @@ import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtur
 import { closedPort, HttpPeer } from '../support/http-peer.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { configClient } from './config-helpers.js';
+import { configClient } from '../support/config.js';
 
 const USER = 'herald';
 const PASSWORD = 'smtp-password-71c0e2a9b4';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from './config-helpers.js';
+import { configClient } from '../support/config.js';
 
 const URL_OK = 'https://hooks.example.com/herald';
 const ALL_EVENTS = [

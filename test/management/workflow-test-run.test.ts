@@ -6,8 +6,8 @@ import { countAllRows, watchRowChanges } from '../support/row-changes.js';
 import { assertNoCredentialsInLogs } from '../support/secrets.js';
 import { HttpPeer } from '../support/http-peer.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-import { configClient } from './config-helpers.js';
-import { baseCall, engineWorkspace, node } from '../engine/helpers.js';
+import { configClient } from '../support/config.js';
+import { baseCall, engineWorkspace, node } from '../support/engine-drivers.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { liveTemplate } from '../support/templates.js';
-import { configClient, definition, workflowBody } from './config-helpers.js';
+import { configClient, definition, workflowBody } from '../support/config.js';
 
 const OPERATOR = { name: 'Test Operator', email: 'ops@example.com' };
 const notFound = (message: string) => ({ code: 404, error_code: 'not_found', type: 'NotFound', message, detail: null });

@@ -3,9 +3,9 @@ import { sql } from 'kysely';
 import { io, type Socket } from 'socket.io-client';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { webhookVendor } from '../faults/engine-helpers.js';
-import { liveWorkflow, node, trigger } from '../engine/helpers.js';
-import { inboxWorkspace } from '../inbox/helpers.js';
+import { webhookVendor } from '../support/faults.js';
+import { liveWorkflow, node, trigger } from '../support/engine-drivers.js';
+import { inboxWorkspace } from '../support/inbox.js';
 
 const SECRET = 'whsec-close-0123456789abcdef';
 const RECIPIENTS = 12;

@@ -3,8 +3,8 @@ import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { parsePrometheusText, scrapeMetrics } from '../support/prometheus.js';
 import { problemWith, routeCatalogue } from '../support/routes.js';
-import { configClient } from '../management/config-helpers.js';
-import { engineWorkspace, liveWorkflow, node, settledMessages, trigger, waitFor } from '../engine/helpers.js';
+import { configClient } from '../support/config.js';
+import { engineWorkspace, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
 
 const TOKEN = 'metrics-token-0123456789';
 const SECRET = 'whsec-metrics-0123456789';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { configClient, definition, workflowBody } from '../management/config-helpers.js';
+import { configClient, definition, workflowBody } from '../support/config.js';
 
 /**
  * Every write endpoint whose request carries a list sends the same number of SQL statements for

@@ -11,8 +11,8 @@ import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.j
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
 import { request, startServer, startWorkerProcess, type ServerProcess } from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { DEFINITION } from '../base/preference-helpers.js';
-import { until } from '../faults/engine-helpers.js';
+import { DEFINITION } from '../support/preferences.js';
+import { until } from '../support/faults.js';
 
 const VENDOR_SECRET = 'whsec-tracing-0123456789-vendor';
 const START_TIMEOUT_MS = 150_000;

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_NODE_ANSWER_LIMIT, outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp, type TestApp } from '../support/app.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../engine/helpers.js';
-import { runOf } from '../engine/flow-helpers.js';
+import { engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import { runOf } from '../support/flow.js';
 
 /**
  * A workflow HTTP node reads its endpoint's answer no further than HTTP_NODE_ANSWER_LIMIT (issue 25,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { baseCall, engineWorkspace } from '../engine/helpers.js';
+import { baseCall, engineWorkspace } from '../support/engine-drivers.js';
 
 /** Trigger bodies at and past their bounds (issue 25, point 5). */
 describe('a legacy trigger_at', () => {

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { MAX_BIND_PARAMETERS } from '../../src/db/database.js';
-import { MAX_RECIPIENTS, MAX_RECORDS, TRIGGER_BODY_LIMIT } from '../../src/domain/trigger-records.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, waitFor } from '../engine/helpers.js';
+import { MAX_TRIGGER_RECIPIENTS, MAX_TRIGGER_RECORDS, TRIGGER_BODY_LIMIT } from '../../src/schemas/triggers.js';
+import { baseCall, engineWorkspace, inbox, liveWorkflow, waitFor } from '../support/engine-drivers.js';
 
 /**
  * Sizes at every boundary (issue 25, point 1): the largest request the documented limits allow is
@@ -14,15 +14,15 @@ import { baseCall, engineWorkspace, inbox, liveWorkflow, waitFor } from '../engi
 describe('the largest documented requests', () => {
   const t = useTestApp({}, { engine: {} });
 
-  it(`a trigger of ${MAX_RECORDS} records × ${MAX_RECIPIENTS} inline recipients runs every recipient, binds at most ${MAX_BIND_PARAMETERS} parameters per statement, and leaves the database answering`, async () => {
+  it(`a trigger of ${MAX_TRIGGER_RECORDS} records × ${MAX_TRIGGER_RECIPIENTS} inline recipients runs every recipient, binds at most ${MAX_BIND_PARAMETERS} parameters per statement, and leaves the database answering`, async () => {
     const ws = await engineWorkspace(t);
     const other = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'largest', [inbox()]);
     const call = baseCall(t, ws);
     t().queries.reset();
-    const records = Array.from({ length: MAX_RECORDS }, (_, r) => ({
+    const records = Array.from({ length: MAX_TRIGGER_RECORDS }, (_, r) => ({
       workflow: 'largest',
-      recipients: Array.from({ length: MAX_RECIPIENTS }, (_, i) => ({
+      recipients: Array.from({ length: MAX_TRIGGER_RECIPIENTS }, (_, i) => ({
         distinct_id: `b${r}-${i}`,
         $email: [`b${r}-${i}@x.test`],
       })),
@@ -32,8 +32,8 @@ describe('the largest documented requests', () => {
     const accepted = await call('POST', '/trigger/', records);
     expect(accepted.statusCode).toBe(207);
     const outcomes = (accepted.json() as { records: { status_code: number }[] }).records;
-    expect(outcomes.filter((record) => record.status_code === 202)).toHaveLength(MAX_RECORDS);
-    const expected = MAX_RECORDS * MAX_RECIPIENTS;
+    expect(outcomes.filter((record) => record.status_code === 202)).toHaveLength(MAX_TRIGGER_RECORDS);
+    const expected = MAX_TRIGGER_RECORDS * MAX_TRIGGER_RECIPIENTS;
     const count = async () =>
       Number(
         (

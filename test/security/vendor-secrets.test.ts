@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { HttpPeer } from '../support/http-peer.js';
-import { configClient } from '../management/config-helpers.js';
+import { configClient } from '../support/config.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { checkSecretKey } from '../../src/db/secret-key-check.js';

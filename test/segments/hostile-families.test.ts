@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { FULL_ERROR_KEYS, keysOf } from '../support/load.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from '../support/segment-seed.js';
 
 const TOO_EXPENSIVE =
   /^the query is estimated to be too expensive \(\d+ rows, cost \d+; at most 2000000 rows and cost 50000000\); narrow it down$/;

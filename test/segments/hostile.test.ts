@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from '../support/segment-seed.js';
 
 /** [what it tries, the query, a word the refusal's reason must contain]. */
 const HOSTILE: [string, string, string][] = [

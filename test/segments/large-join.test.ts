@@ -5,7 +5,7 @@ import { createDatabase } from '../../src/db/database.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
-import { dryRun } from './seed.js';
+import { dryRun } from '../support/segment-seed.js';
 
 const USERS = 100_000;
 const EVENTS = 1_000_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
-import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from './seed.js';
+import { dryRun, OTHER_WORKSPACE_MARKERS, useSegmentWorkspaces } from '../support/segment-seed.js';
 
 const fillers = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ distinct_id: `user-${String(from + i).padStart(2, '0')}` }));

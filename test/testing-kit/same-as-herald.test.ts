@@ -12,7 +12,7 @@ import { importWorkspaceFiles } from '../../src/workspace-files.js';
 import { useTestApp } from '../support/app.js';
 import { createWorkspaceFixture } from '../support/fixtures.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-import { settledMessages } from '../engine/helpers.js';
+import { settledMessages } from '../support/engine-drivers.js';
 
 // Each file starts Herald (a first start migrates an embedded database) and real peers: on a loaded
 // two-core machine that takes minutes, not the suite's default 60 s.

@@ -5,7 +5,8 @@ import { addBatchItem, findWaitedBatch, joinBatch, setBatchWaiter } from '../../
 import { mergeRunData } from '../../repositories/runs.js';
 import { carryOn, itemData } from '../gathering.js';
 import { momentFrom } from '../timing.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `batch`: the triggers of one recipient and `batch_key` value gather while the window opened by the

@@ -4,7 +4,8 @@ import { findEventWait, insertEventWait, settleEventWait } from '../../repositor
 import { mergeRunData } from '../../repositories/runs.js';
 import { momentFrom } from '../timing.js';
 import { branchTaken } from './branch.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `branch_waituntil`: two branches, one waiting for a named event of the same recipient

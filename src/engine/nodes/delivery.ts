@@ -6,7 +6,8 @@ import type { NewMessage } from '../../repositories/messages.js';
 import { decidePreference } from '../../domain/preference-evaluation.js';
 import { channelIdentity, decideDelivery } from '../decision.js';
 import type { StepNote } from '../../domain/run-steps.js';
-import type { NodeHandler, RecordedMessage, RunContext } from './types.js';
+import type { RecordedMessage, RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message

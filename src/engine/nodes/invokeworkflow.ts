@@ -2,7 +2,8 @@ import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { readRecipient, RecordError, type Recipient } from '../../domain/trigger-records.js';
 import { field } from '../../domain/workflow-tree.js';
 import { acceptTriggersIn } from '../intake.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 import { isObject } from '../../domain/values.js';
 
 /**

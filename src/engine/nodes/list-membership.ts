@@ -2,7 +2,8 @@ import { field } from '../../domain/workflow-tree.js';
 import { LIST_ID_PATTERN } from '../../schemas/identifiers.js';
 import { addListMembers, findList, removeListMembers, upsertList } from '../../services/subscriber-lists.js';
 import { fillTemplate, selectedUsers } from './object-subscription.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `subscriberlistoperation_adduser` / `_removeuser`: adds (or removes) the run's recipient and/or

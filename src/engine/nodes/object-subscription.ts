@@ -3,7 +3,8 @@ import { readExpression, type Namespaces } from '../../domain/paths.js';
 import { field } from '../../domain/workflow-tree.js';
 import { addSubscriptions, removeSubscriptions } from '../../services/subscriptions.js';
 import { createAndLockObject, findObject } from '../../repositories/objects.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `objectoperation_addsubscription` / `_removesubscription`: subscribes (or unsubscribes) the run's

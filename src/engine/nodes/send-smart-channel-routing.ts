@@ -3,7 +3,8 @@ import { ALL_CHANNELS, field } from '../../domain/workflow-tree.js';
 import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { findStepMessages } from '../../repositories/messages.js';
 import { deliver, deliveredStep, multiChannels } from './delivery.js';
-import type { NodeHandler, NodeResult, RecordedMessage, RunContext } from './types.js';
+import type { NodeResult, RecordedMessage, RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `send_smart_channel_routing`: its template on one channel after another (`channels`, else

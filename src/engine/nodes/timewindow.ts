@@ -1,6 +1,7 @@
 import { isTimeZone, nextWindowOpening, type ClockWindow } from '../../domain/calendar.js';
 import { field } from '../../domain/workflow-tree.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 
 /**
  * `timewindow`: the run goes on only inside one of the `windows` (`[stime, etime)` on the days their

@@ -4,7 +4,8 @@ import { field } from '../../domain/workflow-tree.js';
 import { HttpError } from '../../errors.js';
 import { changeUsers } from '../../services/users.js';
 import { actorNamespace, loadRecipient, recipientNamespace } from '../run-context.js';
-import type { NodeHandler, RunContext } from './types.js';
+import type { RunContext } from '../types.js';
+import type { NodeHandler } from './types.js';
 import { isObject } from '../../domain/values.js';
 
 /**

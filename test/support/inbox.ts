@@ -3,11 +3,11 @@ import { importPKCS8, SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { RenderOutcome, RenderRequest } from '../../src/channels/rendering.js';
-import { useTestApp, type TestApp } from '../support/app.js';
-import { bundleForBrowser, launchBrowser } from '../support/browser.js';
-import { testRenderer } from '../support/engine.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from '../engine/helpers.js';
+import { useTestApp, type TestApp } from './app.js';
+import { bundleForBrowser, launchBrowser } from './browser.js';
+import { testRenderer } from './engine.js';
+import type { WorkspaceFixture } from './fixtures.js';
+import { engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from './engine-drivers.js';
 
 /**
  * Inbox content from the trigger's data: the test renderer's, plus `tags`, `is_pinned`, `url` and

@@ -1,6 +1,6 @@
-import type { TestApp } from '../support/app.js';
-import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { category, configClient } from '../management/config-helpers.js';
+import type { TestApp } from './app.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from './fixtures.js';
+import { category, configClient } from './config.js';
 
 /** The live definition preference tests run against: one category per default, in two sections. */
 export const DEFINITION = {

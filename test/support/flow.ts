@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { TestApp } from '../support/app.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
+import type { TestApp } from './app.js';
+import type { WorkspaceFixture } from './fixtures.js';
+import { configClient } from './config.js';
 
 /**
  * Controlled time for the waiting nodes: the engine reads a clock the test moves, and the test makes

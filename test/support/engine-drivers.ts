@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import type { TestApp } from '../support/app.js';
+import type { TestApp } from './app.js';
 import type { NewExecution } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { DEFINITION } from '../base/preference-helpers.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from './fixtures.js';
+import { configClient } from './config.js';
+import { DEFINITION } from './preferences.js';
 
 /** Drivers for engine tests: a workspace with preference categories live, workflows, triggers, messages. */
 

@@ -1,6 +1,6 @@
-import type { TestApp } from '../support/app.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
-import { liveTemplatesOf } from '../support/templates.js';
+import type { TestApp } from './app.js';
+import type { WorkspaceFixture } from './fixtures.js';
+import { liveTemplatesOf } from './templates.js';
 
 /** Small drivers for the configuration endpoints, so tests read as the behaviour they check. */
 

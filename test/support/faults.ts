@@ -2,10 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/database.js';
-import type { TestApp } from '../support/app.js';
-import type { WorkspaceFixture } from '../support/fixtures.js';
-import { configClient } from '../management/config-helpers.js';
-import { liveWorkflow, node, trigger } from '../engine/helpers.js';
+import type { TestApp } from './app.js';
+import type { WorkspaceFixture } from './fixtures.js';
+import { configClient } from './config.js';
+import { liveWorkflow, node, trigger } from './engine-drivers.js';
 
 /** Drivers shared by the engine fault tests: templates, webhook vendors, subscribers, and counts straight from the tables. */
 

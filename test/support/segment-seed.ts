@@ -1,6 +1,6 @@
 import { beforeAll } from 'vitest';
-import type { TestApp } from '../support/app.js';
-import { createWorkspaceFixture, type WorkspaceFixture } from '../support/fixtures.js';
+import type { TestApp } from './app.js';
+import { createWorkspaceFixture, type WorkspaceFixture } from './fixtures.js';
 
 const entry = (value: string, status = 'active', perma_status = 'active') => ({ value, status, perma_status });
 
