@@ -3,13 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
-import {
-  boundedTriggerAt,
-  checkWith,
-  legacySmartNode,
-  RecordError,
-  readRecipient,
-} from '../services/triggers.js';
+import { boundedTriggerAt, checkWith, legacySmartNode, RecordError, readRecipient } from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import { presentTriggerResults } from '../presenters/triggers.js';

@@ -8,11 +8,7 @@ import {
   TENANT_ID_MAX_LENGTH,
   WORKFLOW_SLUG_MAX_LENGTH,
 } from '../schemas/identifiers.js';
-import {
-  MAX_TRIGGER_RECIPIENTS,
-  TriggerRecordSchema,
-  UserRecipientSchema,
-} from '../schemas/triggers.js';
+import { MAX_TRIGGER_RECIPIENTS, TriggerRecordSchema, UserRecipientSchema } from '../schemas/triggers.js';
 import { fieldAt, isObject } from './values.js';
 
 /**
@@ -21,7 +17,6 @@ import { fieldAt, isObject } from './values.js';
  * Every limit is the published schema's (src/schemas/triggers.ts, limits from schemas/identifiers.ts):
  * the reader tells which field is wrong in words, and the compiled schema has the last word.
  */
-
 
 export type Recipient =
   | { kind: 'user'; distinctId: string; inline?: Record<string, unknown>; transient: boolean }

@@ -7,7 +7,14 @@ import { sdkFor } from '../support/sdk.js';
 import { listFanOutPage } from '../../src/engine/recipients.js';
 import { insertExecutions } from '../../src/repositories/executions.js';
 import { newUlid } from '../../src/ids.js';
-import { baseCall, engineWorkspace, messages, newExecution, settledMessages, waitFor } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  messages,
+  newExecution,
+  settledMessages,
+  waitFor,
+} from '../support/engine-drivers.js';
 
 /** A list with these members (users created as the list API creates them). */
 async function listOf(t: () => TestApp, ws: WorkspaceFixture, listId: string, members: string[]) {

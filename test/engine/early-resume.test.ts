@@ -4,7 +4,15 @@ import { useTestApp } from '../support/app.js';
 import { testRenderer } from '../support/engine.js';
 import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { advanceRun } from '../../src/engine/runner.js';
-import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../support/config.js';
-import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { runOf } from '../support/flow.js';
 
 /** httpapi_fetch (docs/engine.md, "httpapi_fetch"): a GET to a local server; its answer feeds later steps. */

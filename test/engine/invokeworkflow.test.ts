@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { MAX_INVOKE_DEPTH } from '../../src/engine/nodes/invokeworkflow.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  messages,
+  node,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { commitOutcome, runOf } from '../support/flow.js';
 
 /** The invokeworkflow node (docs/engine.md, "invokeworkflow"). */

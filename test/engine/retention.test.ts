@@ -5,7 +5,16 @@ import { QUEUES } from '../../src/engine/queue.js';
 import { buildTestApp, type TestApp } from '../support/app.js';
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
 import { liveTemplate } from '../support/templates.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { testClock } from '../support/flow.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 

@@ -3,7 +3,15 @@ import { useTestApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { configClient } from '../support/config.js';
-import { baseCall, engineWorkspace, liveWorkflow, messages, node, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  liveWorkflow,
+  messages,
+  node,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { commitOutcome, makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**

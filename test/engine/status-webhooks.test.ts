@@ -9,7 +9,16 @@ import { closedPort, HttpPeer, type RecordedRequest } from '../support/http-peer
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { configClient } from '../support/config.js';
 import { liveTemplate } from '../support/templates.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 
 /**
  * Delivery-status webhooks out (docs/webhooks.md): each status change and engagement mark of a message is posted to

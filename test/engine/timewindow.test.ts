@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../support/config.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  messages,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { makeRunJobsDue, runOf, testClock } from '../support/flow.js';
 
 /**

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../support/config.js';
-import { engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 import { runOf } from '../support/flow.js';
 
 /** transform (docs/engine.md, "transform"): variables for the steps after it. */

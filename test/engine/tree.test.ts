@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
 import { useTestApp } from '../support/app.js';
 import { configClient } from '../support/config.js';
-import { engineWorkspace, inbox, liveWorkflow, messages, node, settledMessages, trigger, waitFor } from '../support/engine-drivers.js';
+import {
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  messages,
+  node,
+  settledMessages,
+  trigger,
+  waitFor,
+} from '../support/engine-drivers.js';
 
 const when = (variable: string, op: string, value: string, variable_ns = '') => [
   { type: 'expression_v1', expression_v1: { op: 'AND', args: [{ variable_ns, variable, op, value }] } },

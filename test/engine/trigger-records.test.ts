@@ -4,7 +4,15 @@ import { useTestApp } from '../support/app.js';
 import { sdkFor } from '../support/sdk.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { configClient } from '../support/config.js';
-import { baseCall, engineWorkspace, inbox, liveWorkflow, node, settledMessages, trigger } from '../support/engine-drivers.js';
+import {
+  baseCall,
+  engineWorkspace,
+  inbox,
+  liveWorkflow,
+  node,
+  settledMessages,
+  trigger,
+} from '../support/engine-drivers.js';
 
 const SECRET = 'whsec-0123456789abcdef';
 
