@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { acceptTriggers } from '../engine/intake.js';
-import { cancelExecutions, readBroadcast, RecordError } from '../services/triggers.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
 import { shortErrors } from '../schemas/common.js';
 import { CancelResultSchema, failErrors } from '../schemas/triggers.js';
@@ -11,6 +10,9 @@ import {
   BroadcastCancelBodySchema,
   BroadcastParamsSchema,
 } from '../schemas/broadcasts.js';
+import { cancelExecutions } from '../repositories/executions.js';
+import { readBroadcast } from '../domain/broadcasts.js';
+import { RecordError } from '../domain/trigger-records.js';
 
 /**
  * Broadcasts (docs/spec/engine.md §1, docs/engine.md "Broadcasts"): the request records the

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
 import { inboxTokenChecker, inboxWorkspacesChanged, verifyInboxConnection } from '../auth/inbox-token.js';
-import { feedOwner, readInboxEvent, type InboxEvent } from '../services/feed.js';
+import { feedOwner } from '../services/feed.js';
 import { legacyFeedOwner } from '../services/legacy-inbox.js';
 import { HttpError } from '../errors.js';
+import { readInboxEvent, type InboxEvent } from '../domain/inbox-events.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

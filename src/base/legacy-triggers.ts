@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { badRequest, HttpError, unavailable } from '../errors.js';
 import { checkPathWorkspaceKey } from '../services/workspace-keys.js';
-import { boundedTriggerAt, checkWith, legacySmartNode, RecordError, readRecipient } from '../services/triggers.js';
 
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import { presentTriggerResults } from '../presenters/triggers.js';
@@ -16,6 +15,9 @@ import {
   TriggerAcceptedSchema,
   TriggerBulkSchema,
 } from '../schemas/triggers.js';
+import { boundedTriggerAt } from '../domain/broadcasts.js';
+import { checkWith, RecordError, readRecipient } from '../domain/trigger-records.js';
+import { legacySmartNode } from '../domain/legacy-workflows.js';
 
 type LegacyBody = typeof LegacyTriggerBodySchema.static;
 const legacyCheck = TypeCompiler.Compile(LegacyTriggerBodySchema);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.js';
 import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { presentMessage } from '../presenters/messages.js';
-import { applyMessageActions, cursorWindow, findMessage, listMessages } from '../services/messages.js';
+import { applyMessageActions } from '../services/messages.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { cursorList } from '../schemas/cursor.js';
 import {
@@ -12,6 +12,8 @@ import {
   MessageParamsSchema,
   MessageSchema,
 } from '../schemas/messages.js';
+import { cursorWindow } from '../repositories/cursor-page.js';
+import { findMessage, listMessages } from '../repositories/messages.js';
 
 /**
  * The message reads: the list and one message, on the base surface and, as their management twin,

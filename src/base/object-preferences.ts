@@ -1,15 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { offsetPage } from '../services/offset-page.js';
-import {
-  beginPreferenceWrite,
-  categoriesOf,
-  findCategory,
-  type PreferenceUpdate,
-  readCategoryChoice,
-  readCategoryChoices,
-  readChannelPreferences,
-} from '../services/user-preferences.js';
+import { beginPreferenceWrite, type PreferenceUpdate } from '../services/user-preferences.js';
 import { notFoundErrors } from '../errors.js';
 import { presentCategory, presentChannelPreferences, presentUserPreferences } from '../presenters/preferences.js';
 import { readObjectPreferences, writeObjectPreferences } from '../services/object-preferences.js';
@@ -26,6 +18,8 @@ import {
   UserPreferencesSchema,
 } from '../schemas/preferences.js';
 import type { RootCategories } from '../schemas/preference-categories.js';
+import { categoriesOf, findCategory } from '../domain/preference-category-rules.js';
+import { readCategoryChoice, readCategoryChoices, readChannelPreferences } from '../domain/preference-updates.js';
 
 const ObjectCategoryParamsSchema = Type.Object({
   ...ObjectParamsSchema.properties,

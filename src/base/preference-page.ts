@@ -9,7 +9,8 @@ import {
 } from '../presenters/preference-page.js';
 import { parseFormBodies } from '../http/form-bodies.js';
 import { fullErrors } from '../schemas/common.js';
-import { findCategory, readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
+import { readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
+import { findCategory } from '../domain/preference-category-rules.js';
 
 const TokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1000 }) });
 const FormSchema = Type.Record(Type.String(), Type.String());

@@ -4,8 +4,6 @@ import { presentList, presentListVersion } from '../presenters/subscriber-lists.
 import {
   addListMembers,
   deleteListVersion,
-  findList,
-  findListVersion,
   finishListSync,
   listNotFound,
   removeListMembers,
@@ -22,6 +20,7 @@ import {
   SubscriberListVersionSchema,
   SuccessSchema,
 } from '../schemas/subscriber-lists.js';
+import { findList, findListVersion } from '../repositories/subscriber-lists.js';
 
 /**
  * The versioned sync of a list: start_sync opens an empty draft version, the caller fills it, and

@@ -3,19 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
 import { presentList } from '../presenters/subscriber-lists.js';
 import { notFoundErrors } from '../errors.js';
-import {
-  addListMembers,
-  cursorWindow,
-  deleteList,
-  findList,
-  findUserByDistinctId,
-  listLists,
-  listListsOfUser,
-  listMembers,
-  listNotFound,
-  removeListMembers,
-  upsertList,
-} from '../services/subscriber-lists.js';
+import { addListMembers, listNotFound, removeListMembers } from '../services/subscriber-lists.js';
 import { fullErrors, iso, OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import { cursorList, CursorQuerySchema } from '../schemas/cursor.js';
 import {
@@ -29,6 +17,10 @@ import {
   SuccessSchema,
 } from '../schemas/subscriber-lists.js';
 import { DistinctIdParamsSchema } from '../schemas/users.js';
+import { cursorWindow } from '../repositories/cursor-page.js';
+import { deleteList, findList, listLists, upsertList } from '../repositories/subscriber-lists.js';
+import { findUserByDistinctId } from '../repositories/users.js';
+import { listListsOfUser, listMembers } from '../repositories/list-members.js';
 
 /**
  * The list reads: the lists, one list and its members, on the base surface and, as their management twin, under `/management/v1/{workspace}/`

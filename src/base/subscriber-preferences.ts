@@ -21,13 +21,13 @@ import {
 import { feedOwner } from '../services/feed.js';
 import { offsetPage } from '../services/offset-page.js';
 import {
-  categoriesOf,
   readCategoryPreference,
   readUserPreferences,
   setCategoryPreference,
   setChannelPreferences,
   setUserPreferences,
 } from '../services/user-preferences.js';
+import { categoriesOf } from '../domain/preference-category-rules.js';
 
 /**
  * A user's preferences from the browser (docs/spec/product.md §4), as @suprsend/web-sdk 4 calls

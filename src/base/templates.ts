@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../errors.js';
 import { presentBaseChannel, presentBaseTemplate } from '../presenters/base-templates.js';
 import { findLiveTemplateVersions } from '../services/templates.js';
-import { listTemplates } from '../services/templates.js';
 import { errors, offsetList, ref } from '../schemas/common.js';
 import {
   BaseTemplateChannelParamsSchema,
@@ -12,6 +11,7 @@ import {
   BaseTemplateSchema,
 } from '../schemas/templates.js';
 import { requireTemplate } from '../services/templates.js';
+import { listTemplates } from '../repositories/templates.js';
 
 const commaList = (value: string | undefined) =>
   value

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, HttpError, unavailable } from '../errors.js';
-import { RecordError, readTriggerRecord } from '../services/triggers.js';
 import { acceptTriggers, type Intake, type IntakeRecord } from '../engine/intake.js';
 import { presentTriggerResults } from '../presenters/triggers.js';
-import { cancelExecutions } from '../services/triggers.js';
 import { shortErrors } from '../schemas/common.js';
 import {
   CancelBodySchema,
@@ -15,6 +13,8 @@ import {
   TriggerBodySchema,
   TriggerBulkSchema,
 } from '../schemas/triggers.js';
+import { RecordError, readTriggerRecord } from '../domain/trigger-records.js';
+import { cancelExecutions } from '../repositories/executions.js';
 
 const read = (value: unknown, at = ''): IntakeRecord | Intake => {
   try {

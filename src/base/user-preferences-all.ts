@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { offsetPage } from '../services/offset-page.js';
-import { categoriesOf, readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
+import { readUserPreferences, setUserPreferences } from '../services/user-preferences.js';
 import { presentCategory, presentUserPreferences } from '../presenters/preferences.js';
 import { OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import {
@@ -11,6 +11,7 @@ import {
   UserPreferencesBodySchema,
   UserPreferencesSchema,
 } from '../schemas/preferences.js';
+import { categoriesOf } from '../domain/preference-category-rules.js';
 
 /** A user's whole preference at once: every category as a page, and one write for channels and categories. */
 export const userPreferenceAllRoutes: FastifyPluginAsyncTypebox = async (app) => {

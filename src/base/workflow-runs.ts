@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
-import { getExecutionTrace, listExecutionTraces, textCursorWindow } from '../services/run-traces.js';
+import { getExecutionTrace, listExecutionTraces } from '../services/run-traces.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { cursorList } from '../schemas/cursor.js';
 import {
@@ -9,6 +9,7 @@ import {
   WorkflowRunListQuerySchema,
   WorkflowRunParamsSchema,
 } from '../schemas/workflow-runs.js';
+import { textCursorWindow } from '../repositories/cursor-page.js';
 
 /**
  * Run traces (docs/runs.md, docs/spec/product.md §1): what happened to a trigger. The same routes on

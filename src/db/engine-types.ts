@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { Recipient } from '../domain/trigger-records.js';
 import type { Json, JsonWithDefault, NullableTimestamp, Timestamp } from './types.js';
 
 /** The engine's tables (migrations/2026-11-26T10-engine.ts). */
@@ -13,9 +14,9 @@ export interface ExecutionsTable {
   category: string;
   tree: Json<unknown> | null;
   data: JsonWithDefault<Record<string, unknown>>;
-  actor: Json<Record<string, unknown> | null> | null;
+  actor: Json<Recipient | null> | null;
   tenant_id: string;
-  recipients: Json<unknown[]>;
+  recipients: Json<Recipient[]>;
   idempotency_key: string | null;
   cancellation_key: string | null;
   /** `trigger`, `event`, `legacy`, `invoke` or `broadcast`. */

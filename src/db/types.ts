@@ -1,6 +1,8 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { EngineTables } from './engine-types.js';
 import type { WebhookTables } from './webhook-types.js';
+import type { VendorApprovalEntry } from '../domain/template-approvals.js';
+import type { RootCategories } from '../schemas/preference-categories.js';
 
 /** Timestamps are written as Date or ISO string, read back as Date by both databases. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -101,7 +103,7 @@ export interface EventsTable {
 export interface PreferenceCategoryVersionsTable {
   workspace_id: number;
   version_no: number;
-  root_categories: Json<unknown[]>;
+  root_categories: Json<RootCategories>;
   commit_message: string | null;
   committed_at: Timestamp;
   committed_by: Json<ActorColumn | null> | null;
@@ -109,7 +111,7 @@ export interface PreferenceCategoryVersionsTable {
 
 export interface PreferenceCategoryDraftsTable {
   workspace_id: number;
-  root_categories: Json<unknown[]>;
+  root_categories: Json<RootCategories>;
   updated_at: Timestamp;
   updated_by: Json<ActorColumn | null> | null;
 }
@@ -301,7 +303,7 @@ export interface TemplateVariantApprovalsTable {
   channel: string;
   variant_id: string;
   status: 'pending' | 'sent_for_approval' | 'approved' | 'rejected' | 'discarded';
-  vendor_approvals: JsonWithDefault<Record<string, unknown>[]>;
+  vendor_approvals: JsonWithDefault<VendorApprovalEntry[]>;
   discard_comment: string | null;
   approval_at: NullableTimestamp;
   updated_at: Generated<Date>;

@@ -362,7 +362,7 @@ function executionOf({ record, target: workflow, executionId }: Fresh): NewExecu
     version_no: workflow.version_no,
     category: workflow.category,
     data: record.data,
-    actor: record.actor ? (recipientJson(record.actor) as unknown as Record<string, unknown>) : null,
+    actor: record.actor ? recipientJson(record.actor) : null,
     tenant_id: record.tenantId,
     recipients: record.recipients.map(recipientJson),
     idempotency_key: record.idempotencyKey,

@@ -113,7 +113,7 @@ export async function startExecutions(
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   if (executions.length === 0) return;
   const runs = executions.flatMap((e) =>
-    (e.recipients as Recipient[]).map((r) => ({
+    e.recipients.map((r) => ({
       ...(r.kind === 'user' ? userRun(r, null) : objectRun(r.objectType, r.objectId, null)),
       execution_id: e.id,
       workspace_id: e.workspace_id,
@@ -152,7 +152,7 @@ export async function startExecutions(
   const named = executions
     .filter((e) => e.list_id === null)
     .flatMap((e) =>
-      (e.recipients as Recipient[]).flatMap((r) =>
+      e.recipients.flatMap((r) =>
         r.kind === 'object' ? [{ execution: e, objectType: r.objectType, objectId: r.objectId }] : [],
       ),
     );

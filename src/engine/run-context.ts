@@ -1,7 +1,6 @@
 import type { Db } from '../db/database.js';
 import { perDatabase } from '../db/per-database.js';
 import type { Namespaces } from '../domain/paths.js';
-import type { Recipient } from '../domain/trigger-records.js';
 import { findObject } from '../repositories/objects.js';
 import { findTenantSettings } from '../repositories/executions.js';
 import { findUserByDistinctId, findUsersByDistinctIds, type UserRow } from '../repositories/users.js';
@@ -71,7 +70,7 @@ export function userRecipient(run: LockedRun, user: UserLike): RunRecipient {
 
 /** The distinct_id of the run's actor, when it is a user. */
 export const actorDistinctId = (run: LockedRun) => {
-  const actor = run.actor as Recipient | null;
+  const actor = run.actor;
   return actor && actor.kind === 'user' ? actor.distinctId : undefined;
 };
 
@@ -91,7 +90,7 @@ export async function actorNamespace(db: Db, run: LockedRun): Promise<Record<str
 }
 
 function actorOf(run: LockedRun, user: UserLike): Record<string, unknown> | null {
-  const actorRecipient = run.actor as Recipient | null;
+  const actorRecipient = run.actor;
   if (!actorRecipient || actorRecipient.kind !== 'user') return null;
   return {
     distinct_id: actorRecipient.distinctId,

@@ -174,7 +174,7 @@ async function walk(deps: TestRunDeps, trx: Trx, workspaceId: number, slug: stri
       version_no: versionNo,
       category: category ?? '',
       data: input.data,
-      actor: actor as unknown as Record<string, unknown> | null,
+      actor,
       tenant_id: tenantId,
       recipients: [recipient],
       idempotency_key: null,

@@ -2,13 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { notFound } from '../errors.js';
 import { presentPublicKey, presentSigningKey } from '../presenters/inbox-keys.js';
-import {
-  listPublicKeys,
-  listSigningKeys,
-  revokePublicKey,
-  revokeSigningKey,
-  updatePublicKey,
-} from '../services/inbox-keys.js';
+import { revokePublicKey, revokeSigningKey } from '../services/inbox-keys.js';
 import { errors, NoContent, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   CreatedSigningKeySchema,
@@ -24,6 +18,7 @@ import { createPublicKey, createSigningKey, newPublicKey, rollSigningKey } from 
 import { readInboxSecret, rotateInboxSecret } from '../services/inbox-secrets.js';
 import { Type } from '@sinclair/typebox';
 import { EmptyBodySchema } from '../schemas/empty-body.js';
+import { listPublicKeys, listSigningKeys, updatePublicKey } from '../repositories/inbox-keys.js';
 
 const publicKeyNotFound = (id: string) => notFound(`public key '${id}' not found`);
 

@@ -4,9 +4,6 @@ import { notFound } from '../errors.js';
 import { presentLinkedSchema, presentSchemaDraft, presentSchemaLive } from '../presenters/payload-schemas.js';
 import {
   commitPayloadSchemaDraft,
-  findPayloadSchema,
-  listLinkedSchemas,
-  listPayloadSchemas,
   liveVersionOf,
   savePayloadSchema,
   schemaNotFound,
@@ -23,6 +20,7 @@ import {
   PayloadSchemaUpsertResultSchema,
 } from '../schemas/payload-schemas.js';
 import { CommitMessageQuerySchema } from '../schemas/versioning.js';
+import { findPayloadSchema, listLinkedSchemas, listPayloadSchemas } from '../repositories/payload-schemas.js';
 
 /** Payload schemas: JSON Schemas authored as drafts and committed into versions; events link them. */
 export const payloadSchemaRoutes: FastifyPluginAsyncTypebox = async (app) => {

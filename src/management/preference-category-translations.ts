@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { badRequest, notFound } from '../errors.js';
+import { NoContent, Nullable, shortErrors, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   deleteCategoryTranslation,
   findCategoryTranslation,
   listCategoryTranslationLocales,
   saveCategoryTranslation,
-  parseLocaleFile,
-} from '../services/preference-category-translations.js';
-import { NoContent, Nullable, shortErrors, WorkspaceParamsSchema } from '../schemas/common.js';
+} from '../repositories/preference-category-translations.js';
+import { parseLocaleFile } from '../domain/translation-files.js';
 
 const Names = Type.Record(
   Type.String({ minLength: 1, maxLength: 1000 }),

@@ -1,15 +1,7 @@
 import { EmptyBodySchema } from '../schemas/empty-body.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest, notFound } from '../errors.js';
-import {
-  findRegisteredEvent,
-  findWorkflowsTriggeredBy,
-  listRegisteredEvents,
-  replaceEvents,
-  resolveLink,
-  upsertRegisteredEvent,
-  type RegisteredEventRow,
-} from '../services/registered-events.js';
+import { replaceEvents, resolveLink } from '../services/registered-events.js';
 import { fullErrors, iso, OffsetQuerySchema, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   BulkEventsBodySchema,
@@ -19,6 +11,13 @@ import {
   RegisteredEventSchema,
   UpdateEventBodySchema,
 } from '../schemas/registered-events.js';
+import {
+  findRegisteredEvent,
+  findWorkflowsTriggeredBy,
+  listRegisteredEvents,
+  upsertRegisteredEvent,
+  type RegisteredEventRow,
+} from '../repositories/registered-events.js';
 
 const present = (row: RegisteredEventRow) => ({
   name: row.name,

@@ -3,7 +3,6 @@ import { actorOf } from '../auth/request-auth.js';
 import { badRequest, notFound } from '../errors.js';
 import { presentVariant, type VariantRecord } from '../presenters/templates.js';
 import { findLiveTemplateVersions } from '../services/templates.js';
-import { findDraftVariants, touchTemplate, upsertVariant } from '../services/templates.js';
 import { errors, offsetList, ref } from '../schemas/common.js';
 import {
   TemplateChannelParamsSchema,
@@ -18,6 +17,7 @@ import {
   VariantParamsSchema,
 } from '../schemas/templates.js';
 import { readVariantOrder, reorderDraftVariants, requireTemplate } from '../services/templates.js';
+import { findDraftVariants, touchTemplate, upsertVariant } from '../repositories/templates.js';
 
 /** Variants: one template's content per channel, locale and tenant (draft by default, `?mode=live` for the live one). */
 export const templateVariantRoutes: FastifyPluginAsyncTypebox = async (app) => {

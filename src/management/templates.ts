@@ -3,7 +3,6 @@ import { actorOf } from '../auth/request-auth.js';
 import { badRequest } from '../errors.js';
 import { draftView, liveView, presentTemplate } from '../presenters/templates.js';
 import { findLiveTemplateVersions } from '../services/templates.js';
-import { findDraftVariants, listTemplates, setTemplateMockData, upsertTemplateDraft } from '../services/templates.js';
 import { errors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
   CommitBodySchema,
@@ -21,6 +20,12 @@ import { CommitMessageQuerySchema } from '../schemas/versioning.js';
 import { commitTemplate, preCommitCheck, requireTemplate, templateView } from '../services/templates.js';
 import { EmptyBodySchema } from '../schemas/empty-body.js';
 import { presentMockData } from '../presenters/template-mock-data.js';
+import {
+  findDraftVariants,
+  listTemplates,
+  setTemplateMockData,
+  upsertTemplateDraft,
+} from '../repositories/templates.js';
 
 const slugRegExp = new RegExp(TEMPLATE_SLUG_PATTERN);
 

@@ -4,16 +4,16 @@ import { Type } from '@sinclair/typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { offsetPage } from '../services/offset-page.js';
 import { badRequest } from '../errors.js';
+import { existingVersion } from '../services/translation-history.js';
+import { fullErrors, iso, Nullable, OffsetQuerySchema, Timestamp, WorkspaceParamsSchema } from '../schemas/common.js';
+import { TRANSLATION_ACTIONS } from '../schemas/translations.js';
+import { parseLocaleFile } from '../domain/translation-files.js';
 import {
-  existingVersion,
-  parseLocaleFile,
   replaceTranslationDraft,
   translationFilesAtVersion,
   type FileAtVersion,
-} from '../services/translation-history.js';
-import { commitTranslations } from '../services/translation-history.js';
-import { fullErrors, iso, Nullable, OffsetQuerySchema, Timestamp, WorkspaceParamsSchema } from '../schemas/common.js';
-import { TRANSLATION_ACTIONS } from '../schemas/translations.js';
+} from '../repositories/translation-history.js';
+import { commitTranslations } from '../repositories/translation-versions.js';
 
 const VersionFileSchema = Type.Object({
   filename: Type.String(),

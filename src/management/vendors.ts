@@ -10,16 +10,8 @@ import {
   VendorTestBodySchema,
   VendorTestResultSchema,
 } from '../schemas/vendors.js';
-import {
-  changeVendor,
-  createVendor,
-  deleteVendor,
-  findVendor,
-  listVendors,
-  providers,
-  testVendor,
-  vendorNotFound,
-} from '../services/vendors.js';
+import { changeVendor, createVendor, providers, testVendor, vendorNotFound } from '../services/vendors.js';
+import { deleteVendor, findVendor, listVendors } from '../repositories/vendors.js';
 
 /** Vendors: the providers a workspace delivers through, one list for every channel (ours, engine.md §7). */
 export const vendorRoutes: FastifyPluginAsyncTypebox = async (app) => {

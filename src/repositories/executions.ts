@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { PayloadSchemaLink } from '../db/types.js';
+import type { Recipient } from '../domain/trigger-records.js';
 
 /** Triggers as accepted (executions), their idempotency keys, and the workflows they pin. */
 
@@ -111,9 +112,9 @@ export interface NewExecution {
   version_no: number;
   category: string;
   data: Record<string, unknown>;
-  actor: Record<string, unknown> | null;
+  actor: Recipient | null;
   tenant_id: string;
-  recipients: unknown[];
+  recipients: Recipient[];
   idempotency_key: string | null;
   cancellation_key: string | null;
   source: string;

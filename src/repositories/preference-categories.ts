@@ -37,7 +37,7 @@ export async function findLivePreferenceCategories(db: Db, workspaceId: number):
       committed_at: null,
       committed_by: null,
     };
-  return { ...row, root_categories: row.root_categories as RootCategories, committed_by: row.committed_by ?? null };
+  return { ...row, committed_by: row.committed_by ?? null };
 }
 
 /** The names a workflow's `category` may use: live root categories and subcategory slugs. */
@@ -57,7 +57,7 @@ export async function findPreferenceCategoryDraft<H extends Db>(
     .where('workspace_id', '=', workspaceId);
   if (options.lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
-  return row && { ...row, root_categories: row.root_categories as RootCategories, updated_by: row.updated_by ?? null };
+  return row && { ...row, updated_by: row.updated_by ?? null };
 }
 
 /** Replaces the draft (POST replaces, never merges). */
@@ -78,7 +78,7 @@ export async function savePreferenceCategoryDraft(
     .onConflict((oc) => oc.column('workspace_id').doUpdateSet(values))
     .returning(['root_categories', 'updated_at', 'updated_by'])
     .executeTakeFirstOrThrow();
-  return { ...row, root_categories: row.root_categories as RootCategories, updated_by: row.updated_by ?? null };
+  return { ...row, updated_by: row.updated_by ?? null };
 }
 
 export async function deletePreferenceCategoryDraft(db: Db, workspaceId: number) {
@@ -111,5 +111,5 @@ export async function insertPreferenceCategoryVersion(
     )
     .returning(['version_no', 'root_categories', 'commit_message', 'committed_at', 'committed_by'])
     .executeTakeFirstOrThrow();
-  return { ...row, root_categories: row.root_categories as RootCategories, committed_by: row.committed_by ?? null };
+  return { ...row, committed_by: row.committed_by ?? null };
 }

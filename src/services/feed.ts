@@ -20,10 +20,6 @@ import { applyOperations } from '../domain/entity-operations.js';
 import { urlRefusal, type OutboundPolicy } from '../channels/outbound.js';
 import { messageStateOf } from './messages.js';
 
-export { readInboxEvent, inboxUpdates, type InboxEvent } from '../domain/inbox-events.js';
-export { publishInboxEvents };
-export type { FeedOwner };
-
 /** Who a verified user token is for (src/auth/inbox-token.ts). */
 export interface FeedSubscriber {
   workspaceId: number;

@@ -95,4 +95,3 @@ export const revokePublicKey = (
   });
 
 /** Reads and writes the inbox-key routes call as the repository gives them: routes reach them through this service. */
-export { listPublicKeys, listSigningKeys, updatePublicKey } from '../repositories/inbox-keys.js';

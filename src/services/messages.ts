@@ -5,8 +5,6 @@ import { publishInboxEvents } from '../repositories/inbox-events.js';
 import { lockMessages, saveMessageStates, type MessageRow } from '../repositories/messages.js';
 
 /** Messages as the message routes read and change them. */
-export { cursorWindow } from '../repositories/cursor-page.js';
-export { findMessage, listMessages } from '../repositories/messages.js';
 
 export interface MessageActionItem {
   message_id: string;

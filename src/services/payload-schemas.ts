@@ -87,5 +87,3 @@ export async function eventPayloadErrors(
   if (!version) return [];
   return payloadErrors(version.json_schema, version.hash, payload);
 }
-
-export { findPayloadSchema, listLinkedSchemas, listPayloadSchemas } from '../repositories/payload-schemas.js';

@@ -3,14 +3,6 @@ import { badRequest } from '../errors.js';
 import { findSchemaLinkTargets } from '../repositories/payload-schemas.js';
 import { findRegisteredEvents, replaceRegisteredEvents } from '../repositories/registered-events.js';
 
-export {
-  findRegisteredEvent,
-  findWorkflowsTriggeredBy,
-  listRegisteredEvents,
-  upsertRegisteredEvent,
-  type RegisteredEventRow,
-} from '../repositories/registered-events.js';
-
 type Link = { schema: string; version_no?: number | null };
 type LinkTarget = Awaited<ReturnType<typeof findSchemaLinkTargets>>[number];
 

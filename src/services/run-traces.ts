@@ -12,8 +12,6 @@ import {
 
 /** Run traces (docs/runs.md): one execution with its runs and steps, and the newest-first list. */
 
-export { textCursorWindow } from '../repositories/cursor-page.js';
-
 export async function getExecutionTrace(db: Db, workspaceId: number, executionId: string) {
   const execution = await findTracedExecution(db, workspaceId, executionId);
   if (!execution) throw notFoundErrors.execution(executionId);

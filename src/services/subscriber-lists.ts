@@ -101,7 +101,3 @@ export async function deleteListVersion(trx: Trx, workspaceId: number, listId: s
 }
 
 // Reads the routes make as they are (no rule of their own).
-export { cursorWindow } from '../repositories/cursor-page.js';
-export { listListsOfUser, listMembers } from '../repositories/list-members.js';
-export { deleteList, findList, findListVersion, listLists, upsertList } from '../repositories/subscriber-lists.js';
-export { findUserByDistinctId } from '../repositories/users.js';

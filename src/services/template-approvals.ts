@@ -6,7 +6,6 @@ import {
   needsApproval,
   statusOfEntries,
   withEntry,
-  type VariantApproval,
   type VendorApprovalEntry,
 } from '../domain/template-approvals.js';
 import { badRequest, notFound } from '../errors.js';
@@ -49,7 +48,7 @@ const withApproval = (variant: LiveVariant, row: Awaited<ReturnType<typeof saveA
   ...variant,
   approval: {
     status: row.status,
-    vendor_approvals: row.vendor_approvals as VariantApproval['vendor_approvals'],
+    vendor_approvals: row.vendor_approvals,
     discard_comment: row.discard_comment,
     approval_at: row.approval_at,
   },

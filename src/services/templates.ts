@@ -151,14 +151,6 @@ export async function reorderDraftVariants(
  * Reads and writes the template routes call as the repositories give them (merged from the channels
  * branch; they carry no rule of their own yet): routes reach them through this service.
  */
-export {
-  findDraftVariants,
-  listTemplates,
-  setTemplateMockData,
-  touchTemplate,
-  upsertTemplateDraft,
-  upsertVariant,
-} from '../repositories/templates.js';
 
 /** A committed variant with its vendor approval, when it has one (domain/template-approvals.ts). */
 export type LiveVariant = CommittedVariant & { approval?: VariantApproval };
@@ -190,7 +182,7 @@ export async function findLiveTemplateVersions(
             ...variant,
             approval: {
               status: row.status,
-              vendor_approvals: row.vendor_approvals as unknown as VariantApproval['vendor_approvals'],
+              vendor_approvals: row.vendor_approvals,
               discard_comment: row.discard_comment,
               approval_at: row.approval_at,
             },

@@ -235,6 +235,3 @@ export async function resetPreferences(
     what,
   );
 }
-
-export { categoriesOf, findCategory } from '../domain/preference-category-rules.js';
-export { readCategoryChoice, readCategoryChoices, readChannelPreferences } from '../domain/preference-updates.js';

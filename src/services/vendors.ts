@@ -8,7 +8,6 @@ import { newUlid } from '../ids.js';
 import { clearDefault, findVendor, insertVendor, updateVendor } from '../repositories/vendors.js';
 
 export { providers } from '../channels/registry.js';
-export { deleteVendor, findVendor, listVendors } from '../repositories/vendors.js';
 
 /** Vendors (docs/spec/engine.md §7): config checked by the provider's own schema, secrets sealed. */
 

@@ -38,7 +38,13 @@ async function workflowId(t: () => TestApp, ws: WorkspaceFixture, slug: string) 
 }
 
 const execution = (workflow: number, slug: string, recipients: unknown[], at?: string): NewExecution =>
-  newExecution({ workflow_id: workflow, workflow_slug: slug, data: { at }, recipients });
+  // Rows written as the intake writes them, or (a test of a broken row) as it never would.
+  newExecution({
+    workflow_id: workflow,
+    workflow_slug: slug,
+    data: { at },
+    recipients: recipients as NewExecution['recipients'],
+  });
 
 const broadcastExecution = (listId: string): NewExecution =>
   newExecution({
@@ -142,7 +148,10 @@ describe('batched trigger jobs', () => {
     const workflow = await workflowId(t, ws, 'mixed');
     const good = Array.from({ length: 6 }, (_, i) => execution(workflow.id, 'mixed', [user(`g-${i}`)]));
     // Recipients that are not a list: this job's start throws, whichever way it is started.
-    const bad = { ...execution(workflow.id, 'mixed', []), recipients: { not: 'a list' } as unknown as unknown[] };
+    const bad = {
+      ...execution(workflow.id, 'mixed', []),
+      recipients: { not: 'a list' } as unknown as NewExecution['recipients'],
+    };
     const all = [good[0]!, good[1]!, good[2]!, bad, good[3]!, good[4]!, good[5]!];
     const queue = t().engineRuntime!.queue;
     // Committed together, so the worker fetches them as one batch.

@@ -1,9 +1,10 @@
 import { field } from '../../domain/workflow-tree.js';
 import { LIST_ID_PATTERN } from '../../schemas/identifiers.js';
-import { addListMembers, findList, removeListMembers, upsertList } from '../../services/subscriber-lists.js';
+import { addListMembers, removeListMembers } from '../../services/subscriber-lists.js';
 import { fillTemplate, selectedUsers } from './object-subscription.js';
 import type { RunContext } from '../types.js';
 import type { NodeHandler } from './types.js';
+import { findList, upsertList } from '../../repositories/subscriber-lists.js';
 
 /**
  * `subscriberlistoperation_adduser` / `_removeuser`: adds (or removes) the run's recipient and/or
