@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { EngineTables } from './engine-types.js';
 import type { WebhookTables } from './webhook-types.js';
 import type { VendorApprovalEntry } from '../domain/template-approvals.js';
@@ -490,4 +490,3 @@ export interface Database extends EngineTables, WebhookTables {
 }
 
 export type Workspace = Selectable<WorkspacesTable>;
-export type NewWorkspace = Insertable<WorkspacesTable>;

@@ -10,7 +10,6 @@ export const APPROVAL_CHANNELS: readonly string[] = ['sms', 'whatsapp'];
 /** What a variant's approval reads as; `auto_approved` when it needs none. */
 export type ApprovalStatus = 'auto_approved' | 'pending' | 'sent_for_approval' | 'approved' | 'rejected';
 export type EntryStatus = Exclude<ApprovalStatus, 'auto_approved'>;
-export const ENTRY_STATUSES: readonly EntryStatus[] = ['pending', 'sent_for_approval', 'approved', 'rejected'];
 
 /** One vendor's record of the variant's approval (keyed by vendor_slug and vendor_uid). */
 export type VendorApprovalEntry = {

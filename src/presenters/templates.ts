@@ -3,7 +3,7 @@ import type { DeliveryChannel } from '../schemas/delivery-channels.js';
 import type { ActorColumn } from '../db/types.js';
 import { contentErrors } from '../domain/templates.js';
 import { needsApproval, type VariantApproval } from '../domain/template-approvals.js';
-import type { TemplateRow, TemplateVariantRow, TemplateVersionRow } from '../repositories/templates.js';
+import type { TemplateRow, TemplateVersionRow } from '../repositories/templates.js';
 import { iso, isoOrNull } from '../schemas/common.js';
 
 /** A variant as both the draft table and a version's snapshot hold it (snapshot dates are strings). */
@@ -200,5 +200,3 @@ export function presentVariant(
     ...(options.detail && { content: variant.content, errors, vendor_approvals }),
   };
 }
-
-export type DraftVariant = TemplateVariantRow;

@@ -152,10 +152,6 @@ export function insertExecutionsQuery(db: Db, executions: (NewExecution & { work
     from jsonb_array_elements(${JSON.stringify(executions)}::jsonb) as x`.compile(db);
 }
 
-export function findExecution(db: Db, id: string) {
-  return db.selectFrom('executions').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** An execution's status alone (a fan-out page stops at a cancelled one). */
 export function findExecutionStatus(db: Db, id: string) {
   return db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst();

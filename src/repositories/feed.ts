@@ -1,7 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { FeedCursor, FeedFilter, FeedStore } from '../domain/feed.js';
-import type { MessageRow } from './messages.js';
 
 /** Whose feed: one subscriber of one workspace, in one tenant. */
 export interface FeedOwner {
@@ -124,5 +123,3 @@ export async function markFeed(
   const rows = await q.returning('id').execute();
   return rows.map((row) => row.id);
 }
-
-export type FeedRow = MessageRow;

@@ -258,8 +258,3 @@ function deliveryFields({ triggered, sent, delivered, ...fields }: DeliveryUpdat
     ...(delivered ? { delivered: true } : {}),
   };
 }
-
-/** One delivery's outcome on its message. */
-export function saveDelivery(db: Db, id: string, update: DeliveryUpdate) {
-  return saveDeliveries(db, [{ ...update, id }]);
-}

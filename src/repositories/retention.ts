@@ -120,5 +120,3 @@ export const purges = {
          order by created_at limit ${limit}))`,
     ),
 } satisfies Record<string, (db: Db, cutoff: Date, limit: number) => Promise<number>>;
-
-export type PurgedTable = keyof typeof purges;

@@ -98,7 +98,6 @@ export const lockRuns = (trx: Trx, runIds: string[]) =>
     .forUpdate('r')
     .modifyEnd(sql.raw(PLANNED_EACH_TIME))
     .execute();
-export const findRun = (db: Db, runId: string) => selectRun(db, runId).executeTakeFirst();
 /** Many runs with their executions, unlocked, in one statement (a batch of deliveries). */
 export const findRuns = (db: Db, runIds: string[]) =>
   runColumns(db)

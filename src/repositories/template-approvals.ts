@@ -90,13 +90,3 @@ export async function carryApprovals(
     )
     .execute();
 }
-
-/** When the live version's approvals last changed: part of the rendering cache's key. */
-export function approvalsStamp(db: Db, templateId: number, versionNo: number) {
-  return db
-    .selectFrom('template_variant_approvals')
-    .select((eb) => eb.fn.max('updated_at').as('stamp'))
-    .where('template_id', '=', templateId)
-    .where('version_no', '=', versionNo)
-    .executeTakeFirst();
-}

@@ -78,14 +78,3 @@ export async function recordDeliveryAttempt(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
-
-/** An endpoint's deliveries, newest first (tests and the console read them). */
-export function listEndpointDeliveries(db: Db, endpointId: string, limit = 100) {
-  return db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .execute();
-}

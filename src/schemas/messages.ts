@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common.js';
 import { CursorQuerySchema } from './cursor.js';
 
@@ -96,7 +96,6 @@ export const MessageListQuerySchema = Type.Composite([
     ),
   }),
 ]);
-export type MessageListQuery = Static<typeof MessageListQuerySchema>;
 
 export const MessageParamsSchema = Type.Object({ message_id: Type.String({ minLength: 1, maxLength: 64 }) });
 

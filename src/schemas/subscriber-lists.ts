@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common.js';
 import { DistinctIdSchema } from './users.js';
 import { LIST_ID_PATTERN } from './identifiers.js';
@@ -33,7 +33,6 @@ export const CreateListBodySchema = Type.Object(
     description: 'Creates the list, or updates the fields given when list_id exists (ours).',
   },
 );
-export type CreateListBody = Static<typeof CreateListBodySchema>;
 
 export const ListMembersBodySchema = Type.Object(
   { distinct_ids: Type.Array(DistinctIdSchema, { maxItems: 1000 }) },

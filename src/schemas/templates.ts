@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { DELIVERY_CHANNELS, type DeliveryChannel } from './delivery-channels.js';
 import { ActorSchema, Nullable, OffsetQuerySchema, ref, Timestamp, WorkspaceParamsSchema } from './common.js';
 import { modeQuery } from './versioning.js';
@@ -52,7 +52,6 @@ export const VendorApprovalBodySchema = Type.Object({
   provider_template_id: Type.Optional(Type.String({ maxLength: 512 })),
   comment: Type.Optional(Type.String({ maxLength: 5000, description: 'required if rejected' })),
 });
-export type VendorApprovalBody = Static<typeof VendorApprovalBodySchema>;
 
 export const TemplateListQuerySchema = Type.Composite([
   OffsetQuerySchema,
@@ -79,7 +78,6 @@ export const TemplateBodySchema = Type.Object({
     Nullable(Type.Array(Channel, { maxItems: DELIVERY_CHANNELS.length, uniqueItems: true })),
   ),
 });
-export type TemplateBody = Static<typeof TemplateBodySchema>;
 
 const ConditionSchema = Type.Object(
   {
@@ -114,7 +112,6 @@ export const VariantBodySchema = Type.Object({
   needs_vendor_approval: Type.Optional(Type.Boolean()),
   seq_no: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
-export type VariantBody = Static<typeof VariantBodySchema>;
 
 export const CommitBodySchema = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]);
 
@@ -133,7 +130,6 @@ export const MockDataBodySchema = Type.Object({
   actor_distinct_id: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   actor_object: Type.Optional(ObjectRef),
 });
-export type MockDataBody = Static<typeof MockDataBodySchema>;
 
 export const MockDataSchema = Type.Object(
   {
@@ -304,7 +300,6 @@ export const TemplatePreviewBodySchema = Type.Object({
   ),
   distinct_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'render for this stored user' })),
 });
-export type TemplatePreviewBody = Static<typeof TemplatePreviewBodySchema>;
 
 export const TemplatePreviewSchema = Type.Object(
   {

@@ -3,7 +3,6 @@ import { Nullable, OffsetQuerySchema, Timestamp, WorkspaceParamsSchema } from '.
 import { modeQuery } from './versioning.js';
 
 export const TRANSLATION_ACTIONS = ['added', 'updated', 'deleted', 'unchanged'] as const;
-export type TranslationAction = (typeof TRANSLATION_ACTIONS)[number];
 
 export const TranslationParamsSchema = Type.Composite([
   WorkspaceParamsSchema,

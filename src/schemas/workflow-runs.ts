@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, ref } from './common.js';
 import { CursorQuerySchema } from './cursor.js';
 
@@ -88,7 +88,6 @@ export const WorkflowRunListQuerySchema = Type.Composite([
     created_at_lte: Type.Optional(Type.String({ format: 'date-time' })),
   }),
 ]);
-export type WorkflowRunListQuery = Static<typeof WorkflowRunListQuerySchema>;
 
 export const WorkflowRunParamsSchema = Type.Object({ execution_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
