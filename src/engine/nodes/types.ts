@@ -5,6 +5,7 @@ import type { Position } from '../../domain/workflow-tree.js';
 import type { PreferenceState } from '../../domain/preference-evaluation.js';
 import type { StepNote } from '../../domain/run-steps.js';
 import type { RootCategories } from '../../schemas/preference-categories.js';
+import type { NodeConfig, NodeType } from '../../schemas/workflow-nodes.js';
 import type { LockedRun } from '../../repositories/runs.js';
 import type { NewMessage } from '../../repositories/messages.js';
 import type { Queue } from '../queue.js';
@@ -73,3 +74,9 @@ export type NodeResult = (
 ) & { step?: StepNote };
 
 export type NodeHandler = (context: RunContext) => Promise<NodeResult>;
+
+/**
+ * The handler of a node type, given the node's config as the type's schema has it
+ * (src/schemas/workflow-nodes.ts): a read of a field the schema does not name does not compile.
+ */
+export type NodeHandlerOf<T extends NodeType> = (context: RunContext, config: NodeConfig<T>) => Promise<NodeResult>;
