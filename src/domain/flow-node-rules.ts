@@ -157,7 +157,7 @@ const batchErrors = (here: string, node: NodeFields) =>
   );
 
 /** A recurrence's days (timewindow windows, digest schedules): `frequency` itself is the schema's to check. */
-export function dayRuleErrors(at: string, rule: Record<string, unknown>): string[] {
+function dayRuleErrors(at: string, rule: Record<string, unknown>): string[] {
   const errors: string[] = [];
   if (rule.frequency === 'weekly') {
     const days = rule.weekdays;

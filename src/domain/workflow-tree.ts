@@ -1,7 +1,12 @@
 import { conditionsErrors } from './expressions.js';
 import { nodeConfigErrors, rateLimitErrors } from './flow-node-rules.js';
-import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
-import { isDeliveryNode, isNodeType, type NodeConfig, type NodeType } from '../schemas/workflow-nodes.js';
+import {
+  isDeliveryNode,
+  isNodeType,
+  TEMPLATE_SLUG_PATTERN,
+  type NodeConfig,
+  type NodeType,
+} from '../schemas/workflow-nodes.js';
 import { isObject } from './values.js';
 
 /**
@@ -13,13 +18,11 @@ export type TreeNode = Record<string, unknown> & { node_type: string };
 /** `[i]` is `tree.nodes[i]`; `[i, b, j]` is `tree.nodes[i].branches[b].nodes[j]`, and so on. */
 export type Position = number[];
 
-export const ALL_CHANNELS: readonly string[] = DELIVERY_CHANNELS;
-
 /**
  * A node's field: at the node's top level as the OpenAPI places it, or (ours) under `properties`
  * for node types whose schema has no `properties` of their own.
  */
-export function field(node: Record<string, unknown>, name: string): unknown {
+function field(node: Record<string, unknown>, name: string): unknown {
   if (node[name] !== undefined) return node[name];
   return isObject(node.properties) ? node.properties[name] : undefined;
 }
@@ -122,7 +125,7 @@ export function templateNodes(tree: unknown): { at: string; type: string; templa
   return found;
 }
 
-const TEMPLATE_SLUG = /^[a-z0-9-_]{1,120}$/;
+const TEMPLATE_SLUG = new RegExp(TEMPLATE_SLUG_PATTERN);
 
 /** A branch node's branches: their conditions and, nested, their nodes (`at` is the node's path). */
 function branchErrors(node: Record<string, unknown>, at: string): string[] {

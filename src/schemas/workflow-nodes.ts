@@ -5,14 +5,14 @@ import { WORKFLOW_SLUG_PATTERN } from './identifiers.js';
 /**
  * The node types of a workflow tree, defined once: one TypeBox schema per type (`NODE_SCHEMAS`), the
  * shape of its config as the tree holds it (docs/spec/engine.md §3). The commit-time validation checks
- * a node against its type's schema, plus the few rules across fields a schema cannot say
- * (src/domain/node-validation.ts, src/domain/flow-node-rules.ts), and the engine's handler map holds one handler per type, declared
- * against its schema's static type (src/engine/nodes/index.ts): the compiler checks both.
+ * a node against its type's schema (src/domain/node-schemas.ts), plus the few rules across fields a
+ * schema cannot say (src/domain/flow-node-rules.ts), and the engine's handler map holds one handler per
+ * type, declared against its schema's static type (src/engine/nodes/index.ts): the compiler checks both.
  *
  * `errorMessage` is the refusal of a field, printed after the node's path and the field's
  * (`tree.nodes[0] (batch): mode must be …`); a failure inside a field takes the message of the nearest
- * field around it that has one. The formats (`path`, `duration` …) are registered where the schemas
- * are compiled. A field a rule checks because what it may hold depends on another field, or because it
+ * field around it that has one. The formats (`namespace-path`, `clock` …) are registered where the
+ * schemas are compiled. A field a rule checks because what it may hold depends on another field, or because it
  * has several refusals, is `Type.Unknown()` here and says which rule checks it.
  */
 
@@ -37,7 +37,8 @@ const PositiveDuration = (errorMessage: string) =>
   Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ format: 'positive-duration' })], { errorMessage });
 const NonBlank = (errorMessage: string) => Type.String({ pattern: '\\S', errorMessage });
 
-const TEMPLATE_SLUG_PATTERN = '^[a-z0-9-_]{1,120}$';
+/** A delivery node's template: the slug of a template (checked to be committed in src/domain/workflow-rules.ts). */
+export const TEMPLATE_SLUG_PATTERN = '^[a-z0-9-_]{1,120}$';
 const Template = Type.String({
   pattern: TEMPLATE_SLUG_PATTERN,
   errorMessage: 'must be a template slug (a-z, 0-9, - and _)',
@@ -52,7 +53,6 @@ const Retention = {
 
 /** When a batch's window or a delay ends: a duration, a path to one, or a time relative to a path's. */
 const WINDOW_TYPES = ['fixed', 'dynamic', 'relative_to'] as const;
-export type WindowType = (typeof WINDOW_TYPES)[number];
 
 const UserSelectionList = Type.Array(OneOf(['actor', 'recipient']), {
   minItems: 1,
