@@ -1,9 +1,12 @@
 import { conditionsErrors } from './expressions.js';
-import { flowNodeErrors, httpNodeErrors, rateLimitErrors } from './flow-node-rules.js';
-import { parseDuration } from './durations.js';
-import { isExpression } from './paths.js';
-import { DELIVERY_CHANNELS } from '../schemas/delivery-channels.js';
-import { isDeliveryNode, isNodeType } from '../schemas/workflow-nodes.js';
+import { nodeConfigErrors, rateLimitErrors } from './flow-node-rules.js';
+import {
+  isDeliveryNode,
+  isNodeType,
+  TEMPLATE_SLUG_PATTERN,
+  type NodeConfig,
+  type NodeType,
+} from '../schemas/workflow-nodes.js';
 import { isObject } from './values.js';
 
 /**
@@ -15,16 +18,29 @@ export type TreeNode = Record<string, unknown> & { node_type: string };
 /** `[i]` is `tree.nodes[i]`; `[i, b, j]` is `tree.nodes[i].branches[b].nodes[j]`, and so on. */
 export type Position = number[];
 
-export const ALL_CHANNELS: readonly string[] = DELIVERY_CHANNELS;
-
 /**
  * A node's field: at the node's top level as the OpenAPI places it, or (ours) under `properties`
  * for node types whose schema has no `properties` of their own.
  */
-export function field(node: Record<string, unknown>, name: string): unknown {
+function field(node: Record<string, unknown>, name: string): unknown {
   if (node[name] !== undefined) return node[name];
   return isObject(node.properties) ? node.properties[name] : undefined;
 }
+
+/** Every field of a node as `field` reads each: its own, else (ours) those under its `properties`. */
+export function nodeFields(node: Record<string, unknown>): Record<string, unknown> {
+  if (!isObject(node.properties)) return node;
+  const fields: Record<string, unknown> = { ...node.properties };
+  for (const [name, value] of Object.entries(node)) if (value !== undefined) fields[name] = value;
+  return fields;
+}
+
+/**
+ * A node's config as its type's schema has it (src/schemas/workflow-nodes.ts). The engine runs only
+ * committed trees, and a tree is committed only when every node passed its schema (treeRunErrors):
+ * so the run may trust the config's static type without checking it again.
+ */
+export const nodeConfig = <T extends NodeType = NodeType>(node: TreeNode) => nodeFields(node) as NodeConfig<T>;
 
 export const treeNodes = (tree: unknown): unknown[] => (isObject(tree) && Array.isArray(tree.nodes) ? tree.nodes : []);
 
@@ -109,77 +125,43 @@ export function templateNodes(tree: unknown): { at: string; type: string; templa
   return found;
 }
 
-const TEMPLATE_SLUG = /^[a-z0-9-_]{1,120}$/;
-const HTTP_METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'];
+const TEMPLATE_SLUG = new RegExp(TEMPLATE_SLUG_PATTERN);
+
+/** A branch node's branches: their conditions and, nested, their nodes (`at` is the node's path). */
+function branchErrors(node: Record<string, unknown>, at: string): string[] {
+  const branches = node.branches;
+  // A list of the wrong length is the schema's to report; its branches are not walked.
+  if (!Array.isArray(branches) || branches.length < 2 || branches.length > 10) return [];
+  return branches.flatMap((branch, b) => {
+    const bAt = `${at}.branches[${b}]`;
+    if (!isObject(branch)) return [`${bAt} must be an object`];
+    return [
+      ...(branch.is_default !== true ? conditionsErrors(branch.conditions, `${bAt}.conditions`) : []),
+      ...(branch.nodes !== undefined && !Array.isArray(branch.nodes)
+        ? [`${bAt}.nodes must be an array`]
+        : listErrors(branch.nodes ?? [], `${bAt}.nodes`)),
+    ];
+  });
+}
+
+/** The nodes nested in a branch_waituntil's branches (the branches themselves are its rule's). */
+const waitBranchErrors = (node: Record<string, unknown>, at: string) =>
+  Array.isArray(node.branches)
+    ? node.branches.flatMap((branch, b) =>
+        isObject(branch) && Array.isArray(branch.nodes) ? listErrors(branch.nodes, `${at}.branches[${b}].nodes`) : [],
+      )
+    : [];
 
 function nodeErrors(node: Record<string, unknown>, at: string): string[] {
   const type = node.node_type as string;
   const here = `${at} (${type})`;
   if (!isNodeType(type)) return [`${here}: node type '${type}' is not supported by this engine`];
-  const errors: string[] = flowNodeErrors(type, here, (name) => field(node, name));
-  if (isDeliveryNode(type)) {
-    const template = field(node, 'template');
-    if (typeof template !== 'string' || !TEMPLATE_SLUG.test(template))
-      errors.push(`${here}: template must be a template slug (a-z, 0-9, - and _)`);
-  }
-  if (type === 'send_multi_channel') {
-    const channels = field(node, 'channels');
-    const expr = field(node, 'channels_expr');
-    if (channels !== undefined && channels !== null) {
-      if (!Array.isArray(channels) || channels.some((c) => !ALL_CHANNELS.includes(c as string)))
-        errors.push(`${here}: channels must list channels among ${ALL_CHANNELS.join(', ')}`);
-    } else if (expr !== undefined && !(typeof expr === 'string' && isExpression(expr)))
-      errors.push(`${here}: channels_expr must be a path such as .channels or $recipient.channels`);
-  }
-  if (type === 'delay') {
-    const delayType = field(node, 'delay_type') ?? 'fixed';
-    const duration = field(node, 'duration');
-    if (delayType === 'fixed') {
-      if (parseDuration(duration) === undefined)
-        errors.push(`${here}: duration must be a duration like 30s, 1h30m or 1d2h30m10s`);
-    } else if (delayType === 'dynamic') {
-      if (!(typeof duration === 'string' && isExpression(duration)))
-        errors.push(`${here}: a dynamic duration must be a path such as .wait or $recipient.wait`);
-    } else if (delayType === 'relative_to') {
-      const relative = field(node, 'relative_to');
-      if (!isObject(relative) || typeof relative.pivot_expr !== 'string' || !isExpression(relative.pivot_expr))
-        errors.push(`${here}: relative_to.pivot_expr must be a path such as .start_time`);
-      else if (
-        relative.offset_type !== undefined &&
-        relative.offset_type !== 'before' &&
-        relative.offset_type !== 'after'
-      )
-        errors.push(`${here}: relative_to.offset_type must be before or after`);
-    } else errors.push(`${here}: delay_type must be fixed, dynamic or relative_to`);
-  }
-  if (type === 'branch') {
-    const branches = field(node, 'branches');
-    if (!Array.isArray(branches) || branches.length < 2 || branches.length > 10)
-      errors.push(`${here}: branches must hold 2 to 10 branches`);
-    else
-      branches.forEach((branch, b) => {
-        const bAt = `${at}.branches[${b}]`;
-        if (!isObject(branch)) return errors.push(`${bAt} must be an object`);
-        if (branch.is_default !== true) errors.push(...conditionsErrors(branch.conditions, `${bAt}.conditions`));
-        if (branch.nodes !== undefined && !Array.isArray(branch.nodes)) errors.push(`${bAt}.nodes must be an array`);
-        else errors.push(...listErrors(branch.nodes ?? [], `${bAt}.nodes`));
-      });
-  }
-  if (type === 'branch_waituntil') {
-    const branches = field(node, 'branches');
-    if (Array.isArray(branches))
-      branches.forEach((branch, b) => {
-        if (isObject(branch) && Array.isArray(branch.nodes))
-          errors.push(...listErrors(branch.nodes, `${at}.branches[${b}].nodes`));
-      });
-  }
-  if (type === 'httpapi_webhook') {
-    const method = field(node, 'http_method') ?? 'POST';
-    if (!HTTP_METHODS.includes(String(method)))
-      errors.push(`${here}: http_method must be one of ${HTTP_METHODS.join(', ')}`);
-    errors.push(...httpNodeErrors(here, (name) => field(node, name)));
-  }
-  return errors;
+  const fields = nodeFields(node);
+  return [
+    ...nodeConfigErrors(type, here, fields),
+    ...(type === 'branch' ? branchErrors(fields, at) : []),
+    ...(type === 'branch_waituntil' ? waitBranchErrors(fields, at) : []),
+  ];
 }
 
 function listErrors(nodes: unknown[], at: string): string[] {

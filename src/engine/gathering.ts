@@ -1,5 +1,4 @@
 import type { StepNote } from '../domain/run-steps.js';
-import { field } from '../domain/workflow-tree.js';
 import type { Trx } from '../db/database.js';
 import {
   batchItems,
@@ -13,6 +12,7 @@ import {
 import { mergeRunData, reviveAbsorbedRun, type LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
 import type { RunContext } from './types.js';
+import type { NodeConfig } from '../schemas/workflow-nodes.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**
@@ -24,17 +24,25 @@ import { QUEUES, type Queue } from './queue.js';
 
 const DEFAULT_RETAIN = 10;
 
-export function retention(context: RunContext) {
-  const count = Number(field(context.node, 'retain_count') ?? DEFAULT_RETAIN);
-  const limit = Number.isInteger(count) && count >= 1 && count <= 100 ? count : DEFAULT_RETAIN;
-  return { limit, order: field(context.node, 'retain_order') === 'first' ? ('first' as const) : ('last' as const) };
-}
+/** What batch and digest nodes keep of their events (src/schemas/workflow-nodes.ts). */
+type Retention = Pick<NodeConfig<'batch'> & NodeConfig<'digest'>, 'retain_count' | 'retain_order'>;
+
+/** The events a gathering carries on: `retain_count` (an integer from 1 to 100, its schema's) of them. */
+export const retention = (config: Retention) => ({
+  limit: config.retain_count ?? DEFAULT_RETAIN,
+  order: config.retain_order ?? 'last',
+});
 
 /** Closes the batch and hands its events to this run's later steps; returns what the run's trace records. */
-export async function carryOn(context: RunContext, batch: { id: string }, fromSeq: number): Promise<StepNote> {
+export async function carryOn(
+  context: RunContext,
+  config: Retention,
+  batch: { id: string },
+  fromSeq: number,
+): Promise<StepNote> {
   const { trx, run } = context;
   await closeBatch(trx, batch.id);
-  const { limit, order } = retention(context);
+  const { limit, order } = retention(config);
   const events = await batchItems(trx, batch.id, fromSeq, limit, order);
   const latest = await latestBatchItem(trx, batch.id);
   const data = {

@@ -1,12 +1,11 @@
 import { readExpression } from '../../domain/paths.js';
-import { field } from '../../domain/workflow-tree.js';
 import { newUlid } from '../../ids.js';
 import { addBatchItem, findWaitedBatch, joinBatch, setBatchWaiter } from '../../repositories/batches.js';
 import { mergeRunData } from '../../repositories/runs.js';
 import { carryOn, itemData } from '../gathering.js';
 import { momentFrom } from '../timing.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `batch`: the triggers of one recipient and `batch_key` value gather while the window opened by the
@@ -19,33 +18,32 @@ import type { NodeHandler } from './types.js';
  * carries the rest, and a window with no second trigger sends nothing more.
  */
 
-function batchKeyValue(context: RunContext): string {
-  const expr = field(context.node, 'batch_key');
-  if (typeof expr !== 'string' || expr.trim() === '') return '';
+function batchKeyValue(context: RunContext, expr: string | null | undefined): string {
+  if (!expr || expr.trim() === '') return '';
   const value = readExpression(context.namespaces, expr);
   if (value === undefined || value === null) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export const batch: NodeHandler = async (context) => {
-  const { trx, run, node, namespaces, now } = context;
-  const flush = field(node, 'mode') === 'flush_leading_item';
+export const batch: NodeHandlerOf<'batch'> = async (context, config) => {
+  const { trx, run, namespaces, now } = context;
+  const flush = config.mode === 'flush_leading_item';
   const waited = await findWaitedBatch(trx, run.id, context.nodeRef);
   if (waited) {
     // This run is back from its wait: the runner lets a resume job through only when it is due (within
     // its tolerance), and waiting again here would reuse the id of the job being handled.
     if (waited.status !== 'open') return { kind: 'next' };
-    return { kind: 'next', step: await carryOn(context, waited, flush ? 2 : 1) };
+    return { kind: 'next', step: await carryOn(context, config, waited, flush ? 2 : 1) };
   }
 
   const closesAt =
     momentFrom(
       namespaces,
       now,
-      field(node, 'window_type') ?? 'fixed',
-      field(node, 'fixed_window'),
-      field(node, 'dynamic_window_expr'),
-      field(node, 'relative_to'),
+      config.window_type ?? 'fixed',
+      config.fixed_window,
+      config.dynamic_window_expr,
+      config.relative_to,
     ) ?? now;
   const joined = await joinBatch(
     trx,
@@ -55,7 +53,7 @@ export const batch: NodeHandler = async (context) => {
       workflowSlug: run.workflow_slug,
       nodeRef: context.nodeRef,
       recipientKey: run.recipient_key,
-      batchKey: batchKeyValue(context),
+      batchKey: batchKeyValue(context, config.batch_key),
     },
     new Date(closesAt),
   );
@@ -81,5 +79,5 @@ export const batch: NodeHandler = async (context) => {
   if (joined.event_count !== waiterSeq) return { kind: 'stop', status: 'batched', step: batched(joined.waiter_run_id) };
   await setBatchWaiter(trx, joined.id, run.id);
   if (joined.closes_at.getTime() > now) return { kind: 'wait', until: joined.closes_at, again: true, step: batched() };
-  return { kind: 'next', step: await carryOn(context, joined, waiterSeq) };
+  return { kind: 'next', step: await carryOn(context, config, joined, waiterSeq) };
 };

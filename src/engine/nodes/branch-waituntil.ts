@@ -1,11 +1,11 @@
 import { evaluateExpression } from '../../domain/expressions.js';
-import { enterBranch, field, nextPosition } from '../../domain/workflow-tree.js';
+import { enterBranch, nextPosition } from '../../domain/workflow-tree.js';
 import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { mergeRunData } from '../../repositories/runs.js';
 import { momentFrom } from '../timing.js';
 import { branchTaken } from './branch.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `branch_waituntil`: two branches, one waiting for a named event of the same recipient
@@ -18,8 +18,10 @@ import type { NodeHandler } from './types.js';
 
 type Branch = { is_default?: boolean; conditions?: Record<string, unknown>[] };
 
-function branchesOf(context: RunContext) {
-  const branches = (field(context.node, 'branches') ?? []) as Branch[];
+function branchesOf(config: { branches: unknown[] }) {
+  // waitUntilErrors (src/domain/flow-node-rules.ts) let through only two branch objects, one with a
+  // future_event condition and the other with a delay one; their conditions are lists.
+  const branches = config.branches as Branch[];
   const eventIndex = branches.findIndex((b) => (b.conditions ?? []).some((c) => c?.type === 'future_event'));
   const timeoutIndex = branches.findIndex(
     (b, i) => i !== eventIndex && (b.is_default === true || (b.conditions ?? []).some((c) => c?.type === 'delay')),
@@ -41,7 +43,7 @@ function eventMatches(context: RunContext, conditions: unknown, properties: Reco
   });
 }
 
-const enter = (context: RunContext, index: number, taken: 'event' | 'timeout') =>
+const enter = (context: RunContext, branches: unknown[], index: number, taken: 'event' | 'timeout') =>
   ({
     kind: 'jump',
     position:
@@ -49,15 +51,15 @@ const enter = (context: RunContext, index: number, taken: 'event' | 'timeout') =
     step: {
       outcome: 'branch_taken',
       detail: {
-        ...(index >= 0 ? branchTaken((field(context.node, 'branches') ?? []) as unknown[], index) : { branch: null }),
+        ...(index >= 0 ? branchTaken(branches, index) : { branch: null }),
         by: taken,
       },
     },
   }) as const;
 
-export const branchWaituntil: NodeHandler = async (context) => {
+export const branchWaituntil: NodeHandlerOf<'branch_waituntil'> = async (context, config) => {
   const { trx, run, now, namespaces } = context;
-  const { eventIndex, timeoutIndex, event, timeout } = branchesOf(context);
+  const { eventIndex, timeoutIndex, event, timeout } = branchesOf(config);
   const wait = await findEventWait(trx, run.id, context.nodeRef);
   if (wait) {
     if (wait.status === 'waiting' && event) {
@@ -68,20 +70,20 @@ export const branchWaituntil: NodeHandler = async (context) => {
         await settleEventWait(trx, run.id, context.nodeRef, 'matched');
         await mergeRunData(trx, run.id, { $future_event: matched });
         context.namespaces.data = { ...namespaces.data, $future_event: matched };
-        return enter(context, eventIndex, 'event');
+        return enter(context, config.branches, eventIndex, 'event');
       }
     }
     if (wait.status === 'waiting' && wait.timeout_at.getTime() > now + 1000)
       return { kind: 'wait', until: wait.timeout_at, again: true };
     await settleEventWait(trx, run.id, context.nodeRef, 'timed_out');
-    return enter(context, timeoutIndex, 'timeout');
+    return enter(context, config.branches, timeoutIndex, 'timeout');
   }
 
   const props = ((timeout?.delay_properties ?? {}) as Record<string, unknown>) ?? {};
   const timeoutAt =
     momentFrom(namespaces, now, props.delay_type ?? 'fixed', props.value, props.value, props.relative_to) ?? now;
   if (!event || typeof event.event_name !== 'string' || run.distinct_id === null)
-    return enter(context, timeoutIndex, 'timeout');
+    return enter(context, config.branches, timeoutIndex, 'timeout');
   await insertEventWait(trx, {
     runId: run.id,
     nodeRef: context.nodeRef,

@@ -1,6 +1,6 @@
 import { conditionsHold } from '../../domain/expressions.js';
-import { enterBranch, field, nextPosition } from '../../domain/workflow-tree.js';
-import type { NodeHandler } from './types.js';
+import { enterBranch, nextPosition } from '../../domain/workflow-tree.js';
+import type { NodeHandlerOf } from './types.js';
 
 /** What the trace names a branch by: its `name`, else its index (docs/runs.md). */
 export const branchTaken = (branches: unknown[], index: number) => {
@@ -9,8 +9,9 @@ export const branchTaken = (branches: unknown[], index: number) => {
 };
 
 /** `branch`: the first branch whose conditions hold, else the default one, else none; then on after the branch. */
-export const branch: NodeHandler = async (context) => {
-  const branches = (field(context.node, 'branches') ?? []) as Record<string, unknown>[];
+export const branch: NodeHandlerOf<'branch'> = async (context, config) => {
+  // Each branch is an object: the tree walk of the commit checked them (src/domain/workflow-tree.ts).
+  const branches = config.branches as Record<string, unknown>[];
   let chosen = branches.findIndex(
     (b) =>
       b.is_default !== true &&

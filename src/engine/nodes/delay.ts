@@ -1,25 +1,25 @@
 import { parseDuration } from '../../domain/durations.js';
 import { readExpression } from '../../domain/paths.js';
-import { field } from '../../domain/workflow-tree.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `delay`: fixed (`duration`), dynamic (a path to a duration or a number of seconds), or relative to
  * a timestamp in the data (`relative_to.pivot_expr` with an offset before or after). The run waits
  * as a delayed job, so a delay outlives any process. An unreadable dynamic value does not wait (ours).
  */
-export const delay: NodeHandler = async (context) => {
-  const { node, namespaces, now } = context;
-  const type = field(node, 'delay_type') ?? 'fixed';
+export const delay: NodeHandlerOf<'delay'> = async (context, config) => {
+  const { namespaces, now } = context;
+  const type = config.delay_type ?? 'fixed';
   let until: number | undefined;
   if (type === 'fixed') {
-    const ms = parseDuration(field(node, 'duration'));
+    const ms = parseDuration(config.duration);
     if (ms !== undefined) until = now + ms;
   } else if (type === 'dynamic') {
-    const ms = parseDuration(readExpression(namespaces, String(field(node, 'duration'))));
+    const ms = parseDuration(readExpression(namespaces, String(config.duration)));
     if (ms !== undefined) until = now + ms;
   } else if (type === 'relative_to') {
-    const relative = (field(node, 'relative_to') ?? {}) as Record<string, unknown>;
+    // relativeErrors (src/domain/flow-node-rules.ts) let only an object with a pivot_expr through.
+    const relative = config.relative_to as Record<string, unknown>;
     const pivot = Date.parse(String(readExpression(namespaces, String(relative.pivot_expr)) ?? ''));
     const offsetRaw =
       relative.offset_value_type === 'dynamic'

@@ -1,23 +1,22 @@
 import { DELIVERY_CHANNELS } from '../../schemas/delivery-channels.js';
 import { newUlid } from '../../ids.js';
-import { field } from '../../domain/workflow-tree.js';
 import { readExpression } from '../../domain/paths.js';
 import type { NewMessage } from '../../repositories/messages.js';
 import { decidePreference } from '../../domain/preference-evaluation.js';
 import { channelIdentity, decideDelivery } from '../decision.js';
 import type { StepNote } from '../../domain/run-steps.js';
+import type { FixedDeliveryNodeType } from '../../schemas/workflow-nodes.js';
 import type { RecordedMessage, RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message
  * the decision let through is stored at once (inbox) or gets a delivery job, which renders and sends
  * it outside the run's transaction. Returns the messages recorded by this step, with their status.
  */
-export async function deliver(context: RunContext, channels: readonly string[]) {
-  const { run, recipient, node } = context;
+export async function deliver(context: RunContext, channels: readonly string[], template: string) {
+  const { run, recipient } = context;
   const facts = await context.deliveryFacts();
-  const template = field(node, 'template');
   const messages: NewMessage[] = channels.map((channel) => {
     const identity = channelIdentity(channel, recipient.channels, recipient);
     const decision = decideDelivery({
@@ -49,7 +48,7 @@ export async function deliver(context: RunContext, channels: readonly string[]) 
       status: decision.send ? 'to_be_triggered' : 'not_to_be_triggered',
       reason: decision.send ? null : decision.reason,
       vendor: decision.send && vendor ? { name: vendor.provider, nickname: vendor.nickname } : null,
-      template_slug: typeof template === 'string' ? template : null,
+      template_slug: template,
     };
   });
   return context.writeMessages(messages);
@@ -66,13 +65,13 @@ export const deliveredStep = (messages: RecordedMessage[]): StepNote => ({
 
 /** A delivery node of a fixed channel set (`send_email`, `send_mobile_push` …): its template on each channel. */
 export const deliveryNode =
-  (channels: readonly string[]): NodeHandler =>
-  async (context) => ({ kind: 'next', step: deliveredStep(await deliver(context, channels)) });
+  (channels: readonly string[]): NodeHandlerOf<FixedDeliveryNodeType> =>
+  async (context, config) => ({ kind: 'next', step: deliveredStep(await deliver(context, channels, config.template)) });
 
 /** `send_multi_channel`: its template on each of its channels (multiChannels). */
-export const sendMultiChannel: NodeHandler = async (context) => ({
+export const sendMultiChannel: NodeHandlerOf<'send_multi_channel'> = async (context, config) => ({
   kind: 'next',
-  step: deliveredStep(await deliver(context, multiChannels(context))),
+  step: deliveredStep(await deliver(context, multiChannels(context, config), config.template)),
 });
 
 const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
@@ -81,10 +80,12 @@ const CHANNELS: readonly string[] = DELIVERY_CHANNELS;
  * The channels of a multi-channel node: its `channels`, else its `channels_expr` read from the data,
  * else (ours) every channel the recipient has an entry for, inbox excepted (it is always there).
  */
-export function multiChannels(context: RunContext): string[] {
-  const listed = field(context.node, 'channels');
-  if (Array.isArray(listed)) return listed.filter((c): c is string => CHANNELS.includes(c as string));
-  const expr = field(context.node, 'channels_expr');
+export function multiChannels(
+  context: RunContext,
+  config: { channels?: readonly string[] | null; channels_expr?: unknown },
+): string[] {
+  if (config.channels) return [...config.channels];
+  const expr = config.channels_expr;
   if (typeof expr === 'string') {
     const value = readExpression(context.namespaces, expr);
     return Array.isArray(value) ? value.filter((c): c is string => CHANNELS.includes(c as string)) : [];

@@ -1,11 +1,10 @@
 import { nextScheduledTime, type Schedule } from '../../domain/calendar.js';
 import { readExpression } from '../../domain/paths.js';
-import { field } from '../../domain/workflow-tree.js';
 import { newUlid } from '../../ids.js';
 import { addBatchItem, closeBatch, findWaitedBatch, joinDigest, liveItemCount } from '../../repositories/batches.js';
 import { carryOn, itemData } from '../gathering.js';
 import { nodeTimeZone } from './timewindow.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `digest`: a recipient's triggers gather until the schedule's next time (calendar time from
@@ -18,14 +17,14 @@ import type { NodeHandler } from './types.js';
 /** A late trigger meets a digest already sent; it tries the following periods, a few at most. */
 const PERIOD_ATTEMPTS = 3;
 
-export const digest: NodeHandler = async (context) => {
-  const { trx, run, node, namespaces, now } = context;
+export const digest: NodeHandlerOf<'digest'> = async (context, config) => {
+  const { trx, run, namespaces, now } = context;
   const waited = await findWaitedBatch(trx, run.id, context.nodeRef);
   if (waited) {
     if (waited.status !== 'open') return { kind: 'next' };
-    const min = Number(field(node, 'trigger_min_count') ?? 1);
+    const min = config.trigger_min_count ?? 1;
     const count = await liveItemCount(trx, waited.id, 1);
-    if (Number.isInteger(min) && count < min) {
+    if (count < min) {
       await closeBatch(trx, waited.id);
       return {
         kind: 'stop',
@@ -33,13 +32,13 @@ export const digest: NodeHandler = async (context) => {
         step: { outcome: 'skipped', detail: { digest_id: waited.id, trigger_min_count: min, count } },
       };
     }
-    return { kind: 'next', step: await carryOn(context, waited, 1) };
+    return { kind: 'next', step: await carryOn(context, config, waited, 1) };
   }
 
   const raw =
-    field(node, 'schedule_type') === 'dynamic'
-      ? readExpression(namespaces, String(field(node, 'dynamic_schedule_expr') ?? ''))
-      : field(node, 'schedule');
+    config.schedule_type === 'dynamic'
+      ? readExpression(namespaces, String(config.dynamic_schedule_expr ?? ''))
+      : config.schedule;
   if (typeof raw !== 'object' || raw === null) return { kind: 'next' };
   const schedule = raw as Schedule & { tz_selection?: unknown; tz_fixed?: unknown };
   const zone = nodeTimeZone(context, schedule.tz_selection, schedule.tz_fixed);

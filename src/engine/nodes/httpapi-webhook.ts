@@ -1,7 +1,6 @@
 import { fetchGuarded, HTTP_NODE_ANSWER_LIMIT, readAnswerWithin } from '../../channels/outbound.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
-import { field } from '../../domain/workflow-tree.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `httpapi_webhook`: one HTTP call, made outside the run's transaction; a JSON answer is stored under
@@ -45,13 +44,13 @@ const pairs = (raw: unknown, namespaces: Namespaces): [string, string][] =>
       )
     : [];
 
-export const httpapiWebhook: NodeHandler = async (context) => {
-  const { node, namespaces } = context;
-  const method = String(field(node, 'http_method') ?? 'POST');
-  const url = new URL(stringValue(field(node, 'url'), namespaces));
-  for (const [key, value] of pairs(field(node, 'query_params'), namespaces)) url.searchParams.append(key, value);
-  const headers = Object.fromEntries(pairs(field(node, 'headers'), namespaces));
-  const rawBody = field(node, 'body');
+export const httpapiWebhook: NodeHandlerOf<'httpapi_webhook'> = async (context, config) => {
+  const { namespaces } = context;
+  const method = config.http_method ?? 'POST';
+  const url = new URL(stringValue(config.url, namespaces));
+  for (const [key, value] of pairs(config.query_params, namespaces)) url.searchParams.append(key, value);
+  const headers = Object.fromEntries(pairs(config.headers, namespaces));
+  const rawBody = config.body;
   let body: string | undefined;
   if (method !== 'GET' && rawBody !== undefined) {
     if (typeof rawBody === 'string') {
@@ -61,9 +60,9 @@ export const httpapiWebhook: NodeHandler = async (context) => {
         body = stringValue(rawBody, namespaces);
       }
     } else body = JSON.stringify(rawBody);
-    headers['content-type'] ??= String(field(node, 'body_content_type') ?? 'application/json');
+    headers['content-type'] ??= String(config.body_content_type ?? 'application/json');
   }
-  const outputKey = field(node, 'output_key');
+  const outputKey = config.output_key;
   const timeoutMs = context.httpTimeoutMs;
   return {
     kind: 'call',

@@ -1,3 +1,4 @@
+import { nodeConfig } from '../../domain/workflow-tree.js';
 import { DELIVERY_NODE_CHANNELS, type NodeType } from '../../schemas/workflow-nodes.js';
 import { batch } from './batch.js';
 import { branch } from './branch.js';
@@ -14,11 +15,12 @@ import { sendSmartChannelRouting } from './send-smart-channel-routing.js';
 import { timewindow } from './timewindow.js';
 import { transform } from './transform.js';
 import { userupdate } from './userupdate.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandler, NodeHandlerOf } from './types.js';
 
 /**
- * One handler per node type of src/schemas/workflow-nodes.ts, the list the commit-time validation
- * admits: a type without a handler here, or a key that is no node type, does not compile.
+ * One handler per node type of src/schemas/workflow-nodes.ts, the types the commit-time validation
+ * admits, each given its node's config as the type's schema has it: a type without a handler here, a
+ * key that is no node type, or a handler of another type's config does not compile.
  */
 const HANDLERS = {
   send_email: deliveryNode(DELIVERY_NODE_CHANNELS.send_email),
@@ -46,7 +48,15 @@ const HANDLERS = {
   subscriberlistoperation_adduser: listAddUser,
   subscriberlistoperation_removeuser: listRemoveUser,
   invokeworkflow,
-} satisfies { [T in NodeType]: NodeHandler };
+} satisfies { [T in NodeType]: NodeHandlerOf<T> };
 
-/** By the node type a tree names: undefined for a type the engine does not run (a legacy tree may hold one). */
-export const NODE_HANDLERS: Readonly<Partial<Record<string, NodeHandler>>> = HANDLERS;
+/**
+ * By the node type a tree names: undefined for a type the engine does not run (a legacy tree may hold
+ * one). Each is called with its own type's nodes only, so its config is of that type.
+ */
+export const NODE_HANDLERS: Readonly<Partial<Record<string, NodeHandler>>> = Object.fromEntries(
+  Object.entries(HANDLERS).map(([type, handler]): [string, NodeHandler] => [
+    type,
+    (context) => (handler as NodeHandlerOf<NodeType>)(context, nodeConfig(context.node)),
+  ]),
+);

@@ -1,9 +1,8 @@
 import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { readRecipient, RecordError, type Recipient } from '../../domain/trigger-records.js';
-import { field } from '../../domain/workflow-tree.js';
 import { acceptTriggersIn } from '../intake.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 import { isObject } from '../../domain/values.js';
 
 /**
@@ -44,13 +43,13 @@ function chosen(context: RunContext, selection: unknown, expression: unknown, at
   return null;
 }
 
-export const invokeworkflow: NodeHandler = async (context) => {
-  const { trx, run, node, namespaces } = context;
+export const invokeworkflow: NodeHandlerOf<'invokeworkflow'> = async (context, config) => {
+  const { trx, run, namespaces } = context;
   let recipient: Recipient | null;
   let actor: Recipient | null;
   try {
-    recipient = chosen(context, field(node, 'recipient_selection'), field(node, 'recipient_expression'), 'recipient');
-    actor = chosen(context, field(node, 'actor_selection'), field(node, 'actor_expression'), 'actor');
+    recipient = chosen(context, config.recipient_selection, config.recipient_expression, 'recipient');
+    actor = chosen(context, config.actor_selection, config.actor_expression, 'actor');
   } catch (error) {
     if (error instanceof RecordError) return { kind: 'stop', status: 'failed', error: error.message };
     throw error;
@@ -59,15 +58,15 @@ export const invokeworkflow: NodeHandler = async (context) => {
   if (run.invoke_depth >= MAX_INVOKE_DEPTH)
     return { kind: 'stop', status: 'failed', error: `invocations nested deeper than ${MAX_INVOKE_DEPTH}` };
 
-  const rawData = field(node, 'data');
+  const rawData = config.data;
   const ownData = typeof rawData === 'string' && rawData.trim() !== '' ? evaluateJsonnet(rawData, namespaces) : rawData;
   const data = {
-    ...(field(node, 'append_current_run_data') === true ? namespaces.data : {}),
+    ...(config.append_current_run_data === true ? namespaces.data : {}),
     ...(isObject(ownData) ? ownData : {}),
   };
   const [result] = await acceptTriggersIn(trx, context.queue, run.workspace_id, [
     {
-      workflow: String(field(node, 'workflow')),
+      workflow: config.workflow,
       recipients: [recipient],
       data,
       actor,

@@ -1,9 +1,9 @@
-import { field } from '../../domain/workflow-tree.js';
 import { LIST_ID_PATTERN } from '../../schemas/identifiers.js';
 import { addListMembers, removeListMembers } from '../../services/subscriber-lists.js';
 import { fillTemplate, selectedUsers } from './object-subscription.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
+import type { NodeConfig } from '../../schemas/workflow-nodes.js';
 import { findList, upsertList } from '../../repositories/subscriber-lists.js';
 
 /**
@@ -18,20 +18,20 @@ import { findList, upsertList } from '../../repositories/subscriber-lists.js';
 const LIST_ID = new RegExp(LIST_ID_PATTERN);
 
 /** The list's id, or '' when a dynamic one does not make a valid id (nothing to do then). */
-function listIdOf(context: RunContext): string {
-  const raw = String(field(context.node, 'list_id') ?? '');
-  const id = field(context.node, 'is_list_id_dynamic') === true ? fillTemplate(raw, context.namespaces).trim() : raw;
+function listIdOf(context: RunContext, config: NodeConfig<'subscriberlistoperation_adduser'>): string {
+  const raw = config.list_id;
+  const id = config.is_list_id_dynamic === true ? fillTemplate(raw, context.namespaces).trim() : raw;
   return LIST_ID.test(id) ? id : '';
 }
 
-export const listAddUser: NodeHandler = async (context) => {
+export const listAddUser: NodeHandlerOf<'subscriberlistoperation_adduser'> = async (context, config) => {
   const { trx, run } = context;
-  const listId = listIdOf(context);
-  const users = selectedUsers(context);
+  const listId = listIdOf(context, config);
+  const users = selectedUsers(context, config.user_selection);
   if (listId === '' || users.length === 0) return { kind: 'next' };
   if (!(await findList(trx, run.workspace_id, listId))) {
-    if (field(context.node, 'create_list_if_missing') !== true) return { kind: 'next' };
-    const name = field(context.node, 'list_name');
+    if (config.create_list_if_missing !== true) return { kind: 'next' };
+    const name = config.list_name;
     await upsertList(trx, run.workspace_id, {
       listId,
       ...(typeof name === 'string' && name ? { listName: name } : {}),
@@ -41,10 +41,10 @@ export const listAddUser: NodeHandler = async (context) => {
   return { kind: 'next' };
 };
 
-export const listRemoveUser: NodeHandler = async (context) => {
+export const listRemoveUser: NodeHandlerOf<'subscriberlistoperation_removeuser'> = async (context, config) => {
   const { trx, run } = context;
-  const listId = listIdOf(context);
-  const users = selectedUsers(context);
+  const listId = listIdOf(context, config);
+  const users = selectedUsers(context, config.user_selection);
   if (listId === '' || users.length === 0) return { kind: 'next' };
   if (!(await findList(trx, run.workspace_id, listId))) return { kind: 'next' };
   await removeListMembers(trx, run.workspace_id, { listId }, users);

@@ -1,10 +1,10 @@
 import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { readExpression, type Namespaces } from '../../domain/paths.js';
-import { field } from '../../domain/workflow-tree.js';
 import { addSubscriptions, removeSubscriptions } from '../../services/subscriptions.js';
 import { createAndLockObject, findObject } from '../../repositories/objects.js';
+import type { NodeConfig } from '../../schemas/workflow-nodes.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `objectoperation_addsubscription` / `_removesubscription`: subscribes (or unsubscribes) the run's
@@ -24,9 +24,7 @@ export function fillTemplate(text: string, namespaces: Namespaces): string {
 }
 
 /** The distinct_ids the node acts on, in the objects API's recipient form. */
-export function selectedUsers(context: RunContext): string[] {
-  const selection = field(context.node, 'user_selection');
-  const wanted = Array.isArray(selection) ? selection : ['recipient'];
+export function selectedUsers(context: RunContext, wanted: readonly ('actor' | 'recipient')[]): string[] {
   const ids = new Set<string>();
   if (wanted.includes('recipient') && context.recipient.distinct_id !== null) ids.add(context.recipient.distinct_id);
   const actor = context.run.actor as { kind?: string; distinctId?: string } | null;
@@ -34,13 +32,9 @@ export function selectedUsers(context: RunContext): string[] {
   return [...ids];
 }
 
-function objectRef(context: RunContext) {
-  const dynamic = field(context.node, 'is_object_id_dynamic') === true;
-  const read = (name: string) => {
-    const raw = String(field(context.node, name) ?? '');
-    return dynamic ? fillTemplate(raw, context.namespaces) : raw;
-  };
-  return { objectType: read('object_type'), objectId: read('object_id') };
+function objectRef(context: RunContext, config: NodeConfig<'objectoperation_removesubscription'>) {
+  const read = (raw: string) => (config.is_object_id_dynamic === true ? fillTemplate(raw, context.namespaces) : raw);
+  return { objectType: read(config.object_type), objectId: read(config.object_id) };
 }
 
 function subscriptionProperties(raw: unknown, namespaces: Namespaces): Record<string, unknown> {
@@ -50,27 +44,30 @@ function subscriptionProperties(raw: unknown, namespaces: Namespaces): Record<st
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-export const objectAddSubscription: NodeHandler = async (context) => {
+export const objectAddSubscription: NodeHandlerOf<'objectoperation_addsubscription'> = async (context, config) => {
   const { trx, run } = context;
-  const ref = objectRef(context);
-  const users = selectedUsers(context);
+  const ref = objectRef(context, config);
+  const users = selectedUsers(context, config.user_selection);
   if (!ref.objectType || !ref.objectId || users.length === 0) return { kind: 'next' };
-  if (field(context.node, 'create_object_if_missing') === true) await createAndLockObject(trx, run.workspace_id, ref);
+  if (config.create_object_if_missing === true) await createAndLockObject(trx, run.workspace_id, ref);
   else if (!(await findObject(trx, run.workspace_id, ref))) return { kind: 'next' };
   await addSubscriptions(
     trx,
     run.workspace_id,
     ref,
     users,
-    subscriptionProperties(field(context.node, 'subscription_properties'), context.namespaces),
+    subscriptionProperties(config.subscription_properties, context.namespaces),
   );
   return { kind: 'next' };
 };
 
-export const objectRemoveSubscription: NodeHandler = async (context) => {
+export const objectRemoveSubscription: NodeHandlerOf<'objectoperation_removesubscription'> = async (
+  context,
+  config,
+) => {
   const { trx, run } = context;
-  const ref = objectRef(context);
-  const users = selectedUsers(context);
+  const ref = objectRef(context, config);
+  const users = selectedUsers(context, config.user_selection);
   if (!ref.objectType || !ref.objectId || users.length === 0) return { kind: 'next' };
   if (!(await findObject(trx, run.workspace_id, ref))) return { kind: 'next' };
   await removeSubscriptions(trx, run.workspace_id, ref, users);

@@ -1,10 +1,10 @@
 import { parseDuration } from '../../domain/durations.js';
-import { ALL_CHANNELS, field } from '../../domain/workflow-tree.js';
 import { findEventWait, insertEventWait, settleEventWait } from '../../repositories/event-waits.js';
 import { findStepMessages } from '../../repositories/messages.js';
 import { deliver, deliveredStep, multiChannels } from './delivery.js';
+import type { NodeConfig } from '../../schemas/workflow-nodes.js';
 import type { NodeResult, RecordedMessage, RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `send_smart_channel_routing`: its template on one channel after another (`channels`, else
@@ -65,22 +65,21 @@ const CHANNELS_BY_COST = [
 ];
 
 /** The listed channels in list order; without a list, the recipient's channels, cheapest first. */
-function routedChannels(context: RunContext) {
-  const channels = multiChannels(context);
-  const listed = field(context.node, 'channels') !== undefined || field(context.node, 'channels_expr') !== undefined;
+function routedChannels(context: RunContext, config: NodeConfig<'send_smart_channel_routing'>) {
+  const channels = multiChannels(context, config);
+  const listed = config.channels !== undefined || config.channels_expr !== undefined;
   return listed ? channels : [...channels].sort((a, b) => CHANNELS_BY_COST.indexOf(a) - CHANNELS_BY_COST.indexOf(b));
 }
 
-export const sendSmartChannelRouting: NodeHandler = async (context) => {
-  const { node, run, now } = context;
-  const listed = field(node, 'mandatory_channels');
-  const mandatory = Array.isArray(listed) ? listed.filter((c): c is string => ALL_CHANNELS.includes(c as string)) : [];
-  const routed = routedChannels(context).filter((channel) => !mandatory.includes(channel));
-  const ttl = parseDuration(field(node, 'ttl_value')) ?? 0;
+export const sendSmartChannelRouting: NodeHandlerOf<'send_smart_channel_routing'> = async (context, config) => {
+  const { run, now } = context;
+  const mandatory: readonly string[] = config.mandatory_channels ?? [];
+  const routed = routedChannels(context, config).filter((channel) => !mandatory.includes(channel));
+  const ttl = parseDuration(config.ttl_value) ?? 0;
   const spacing = routed.length > 1 ? ttl / (routed.length - 1) : 0;
 
   const recorded = await findStepMessages(context.trx, run.id, context.nodeRef);
-  const eventName = field(node, 'success_is_event') === true ? String(field(node, 'success')) : undefined;
+  const eventName = config.success_is_event === true ? String(config.success) : undefined;
   const event = eventName === undefined ? undefined : await successEvent(context, eventName, ttl);
   // The messages this step recorded, for the run's trace (docs/runs.md).
   const sent: RecordedMessage[] = [];
@@ -94,16 +93,16 @@ export const sendSmartChannelRouting: NodeHandler = async (context) => {
   };
   if (event?.arrived) return done('matched');
   if (!event) {
-    const success = SUCCESS[String(field(node, 'success') ?? 'delivered')] ?? SUCCESS.delivered!;
+    const success = SUCCESS[String(config.success ?? 'delivered')] ?? SUCCESS.delivered!;
     // Mandatory channels go out whatever happens; only the routed ones decide (a mandatory inbox,
     // delivered at once, would otherwise end every routing with success `delivered`).
     if (recorded.some((m) => routed.includes(m.channel) && success.includes(m.status))) return done('matched');
   }
-  if (mandatory.length > 0) sent.push(...(await deliver(context, mandatory)));
+  if (mandatory.length > 0) sent.push(...(await deliver(context, mandatory, config.template)));
   const tried = new Set(recorded.map((m) => m.channel));
   const pending = routed.filter((channel) => !tried.has(channel));
   for (const [index, channel] of pending.entries()) {
-    const [message] = await deliver(context, [channel]);
+    const [message] = await deliver(context, [channel], config.template);
     if (message) sent.push(message);
     // Sent: on its way to a provider, or an inbox message already stored by the step.
     if ((message?.status !== 'to_be_triggered' && message?.status !== 'delivered') || spacing <= 0) continue;

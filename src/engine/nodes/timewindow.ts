@@ -1,7 +1,6 @@
 import { isTimeZone, nextWindowOpening, type ClockWindow } from '../../domain/calendar.js';
-import { field } from '../../domain/workflow-tree.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `timewindow`: the run goes on only inside one of the `windows` (`[stime, etime)` on the days their
@@ -18,11 +17,10 @@ export function nodeTimeZone(context: RunContext, selection: unknown, fixed: unk
   return (candidates.find(isTimeZone) as string | undefined) ?? 'UTC';
 }
 
-export const timewindow: NodeHandler = async (context) => {
-  const windows = field(context.node, 'windows');
-  if (!Array.isArray(windows) || windows.length === 0) return { kind: 'next' };
-  const zone = nodeTimeZone(context, field(context.node, 'tz_selection'), field(context.node, 'tz_fixed'));
-  const opening = nextWindowOpening(windows as ClockWindow[], zone, context.now);
+export const timewindow: NodeHandlerOf<'timewindow'> = async (context, config) => {
+  const zone = nodeTimeZone(context, config.tz_selection, config.tz_fixed);
+  // Each window's days are as its frequency needs them: dayRuleErrors (src/domain/flow-node-rules.ts).
+  const opening = nextWindowOpening(config.windows as ClockWindow[], zone, context.now);
   if (opening === null || opening === undefined) return { kind: 'next' };
   return { kind: 'wait', until: new Date(opening) };
 };

@@ -1,8 +1,7 @@
-import { field } from '../../domain/workflow-tree.js';
 import { evaluateJsonnet } from '../../domain/jsonnet.js';
 import { mergeRunData } from '../../repositories/runs.js';
 import { fillTemplate } from './object-subscription.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 
 /**
  * `transform`: sets or overrides data variables for the steps after it, each `variables[]` entry a
@@ -10,18 +9,14 @@ import type { NodeHandler } from './types.js';
  * JSONNET (src/domain/jsonnet.ts); a handlebars value is a text whose `{{path}}` parts are read from
  * the run.
  */
-export const transform: NodeHandler = async (context) => {
-  const variables = field(context.node, 'variables');
-  if (!Array.isArray(variables)) return { kind: 'next' };
+export const transform: NodeHandlerOf<'transform'> = async (context, { variables }) => {
   const output: Record<string, unknown> = {};
-  for (const variable of variables as { key?: unknown; value_lang?: unknown; value?: unknown }[]) {
-    if (!variable || typeof variable.key !== 'string' || variable.key === '') continue;
-    const raw = typeof variable.value === 'string' ? variable.value : '';
+  for (const variable of variables) {
     if (variable.value_lang === 'handlebars') {
-      output[variable.key] = fillTemplate(raw, context.namespaces);
+      output[variable.key] = fillTemplate(variable.value, context.namespaces);
       continue;
     }
-    output[variable.key] = evaluateJsonnet(raw, context.namespaces) ?? null;
+    output[variable.key] = evaluateJsonnet(variable.value, context.namespaces) ?? null;
   }
   await mergeRunData(context.trx, context.run.id, output);
   context.namespaces.data = { ...context.namespaces.data, ...output };

@@ -1,11 +1,10 @@
 import { applyOperations, applyUpsert, OPERATION_KEYS, type EntityState } from '../../domain/entity-operations.js';
 import { evaluateJsonnet } from '../../domain/jsonnet.js';
-import { field } from '../../domain/workflow-tree.js';
 import { HttpError } from '../../errors.js';
 import { changeUsers } from '../../services/users.js';
 import { actorNamespace, loadRecipient, recipientNamespace } from '../run-context.js';
 import type { RunContext } from '../types.js';
-import type { NodeHandler } from './types.js';
+import type { NodeHandlerOf } from './types.js';
 import { isObject } from '../../domain/values.js';
 
 /**
@@ -18,8 +17,8 @@ import { isObject } from '../../domain/values.js';
  * `$add` on a text) fails the run: retrying cannot help. A path that names nothing updates nothing.
  */
 
-function targetOf(context: RunContext): string | null {
-  if (field(context.node, 'user_selection') === 'actor') {
+function targetOf(context: RunContext, selection: 'actor' | 'recipient'): string | null {
+  if (selection === 'actor') {
     const actor = context.run.actor as { kind?: string; distinctId?: string } | null;
     return actor?.kind === 'user' && actor.distinctId ? actor.distinctId : null;
   }
@@ -40,10 +39,10 @@ export function profileChange(update: Record<string, unknown>) {
   };
 }
 
-export const userupdate: NodeHandler = async (context) => {
+export const userupdate: NodeHandlerOf<'userupdate'> = async (context, config) => {
   const { trx, run, namespaces } = context;
-  const distinctId = targetOf(context);
-  const raw = field(context.node, 'properties');
+  const distinctId = targetOf(context, config.user_selection);
+  const raw = config.properties;
   const update = typeof raw === 'string' ? evaluateJsonnet(raw, namespaces) : raw;
   if (distinctId === null || update === undefined || update === null) return { kind: 'next' };
   if (!isObject(update)) return { kind: 'stop', status: 'failed', error: 'properties is not an object' };
@@ -54,7 +53,7 @@ export const userupdate: NodeHandler = async (context) => {
       return { kind: 'stop', status: 'failed', error: error.message };
     throw error;
   }
-  if (field(context.node, 'user_selection') === 'actor') namespaces.$actor = await actorNamespace(trx, run);
+  if (config.user_selection === 'actor') namespaces.$actor = await actorNamespace(trx, run);
   if (context.recipient.type === 'user' && context.recipient.distinct_id === distinctId) {
     Object.assign(context.recipient, await loadRecipient(trx, run));
     namespaces.$recipient = recipientNamespace(context.recipient);
