@@ -20,7 +20,7 @@ createRoot(document.getElementById('root')).render(
     workspaceKey: c.workspaceKey,
     distinctId: c.distinctId,
     subscriberId: c.subscriberId,
-    host: { apiHost: c.host, socketHost: c.host, collectorHost: c.host },
+    host: { apiHost: c.host, socketHost: c.host, collectorHost: c.collectorHost },
     hideToast: true,
     bellComponent: () => h('button', { id: 'bell' }, 'bell'),
     badgeComponent: ({ count }) => h('span', { id: 'badge' }, String(count)),
@@ -53,6 +53,8 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
       workspaceKey: inbox.ws.workspaceKey,
       distinctId: 'ann',
       subscriberId: subscriberIdOf(secret, 'ann'),
+      // Where its clicks go (docs/clients.md): the path carries the subscriber proof.
+      collectorHost: `${inboxPage.host}/collector/ann/${subscriberIdOf(secret, 'ann')}`,
     };
     const html =
       '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
