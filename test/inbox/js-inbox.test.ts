@@ -3,22 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import { useTestApp } from '../support/app.js';
 import { messages, waitFor } from '../engine/helpers.js';
-import { inboxRenderer, inboxWorkspace, storeParam, subscriberIdOf, type InboxWorkspace } from './helpers.js';
+import { inboxRenderer, inboxWorkspace, makeInboxSecret, storeParam, subscriberIdOf } from './helpers.js';
 
 /** A notification as the older clients hold it (their own types are loose). */
 type Held = { n_id: string; seen_on?: number | null; archived?: boolean; message: { text: string } };
-
-/** What the customer's server computes for the older clients: base64url(HMAC-SHA256(inbox secret, distinct_id)). */
-/** Makes the workspace's inbox secret through the management API (the answer is the only time it is whole). */
-async function makeInboxSecret(t: () => TestApp, inbox: InboxWorkspace): Promise<string> {
-  const made = await t().app.inject({
-    method: 'POST',
-    url: `/management/v1/${inbox.ws.slug}/inbox_secret/`,
-    headers: inbox.ws.management,
-  });
-  if (made.statusCode !== 201) throw new Error(`inbox secret: ${made.body}`);
-  return made.json().secret as string;
-}
 
 /** Calls the older inbox API as the clients do: the workspace key and a uuid in Authorization. */
 function olderClient(t: () => TestApp, workspaceKey: string) {

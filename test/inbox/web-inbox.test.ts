@@ -1,8 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { servePage } from '../support/browser.js';
 import { messages, waitFor } from '../engine/helpers.js';
-import { inboxWorkspace, subscriberIdOf, useInboxPage } from './helpers.js';
+import { inboxWorkspace, makeInboxSecret, openClientPage, subscriberIdOf, useInboxPage } from './helpers.js';
 
 /**
  * The drop-in web inbox (@suprsend/web-inbox 0.3.0, the newest on the npm registry, unchanged: its own webpack
@@ -58,29 +57,17 @@ describe('the drop-in web inbox (@suprsend/web-inbox) in a browser', () => {
 
   it('shows the badge and the list, receives a notification live, records a click, marks read and all read', async () => {
     const inbox = await inboxWorkspace(t);
-    const made = await t().app.inject({
-      method: 'POST',
-      url: `/management/v1/${inbox.ws.slug}/inbox_secret/`,
-      headers: inbox.ws.management,
-    });
-    const secret = made.json().secret as string;
+    const subscriberId = subscriberIdOf(await makeInboxSecret(t, inbox), 'ann');
     const [first] = await inbox.notify(['ann'], { text: 'Your invoice is ready' });
     const [second] = await inbox.notify(['ann'], { text: 'Your order shipped' });
     await inbox.notify(['ben'], { text: 'Not for Ann' });
-    const subscriberId = subscriberIdOf(secret, 'ann');
     const config = { workspaceKey: inbox.ws.workspaceKey, distinctId: 'ann', subscriberId, hideToast: true };
-    const html =
-      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
-      `<div id="suprsend-inbox"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
-      '<script src="/app.js"></script></body></html>';
-    const page = await servePage(html, inboxPage.bundle);
-    const context = await inboxPage.browser.newContext();
+    const { tab, errors, close } = await openClientPage(inboxPage, config, {
+      rootId: 'suprsend-inbox',
+      prepare: (context) =>
+        answerHostedFromHerald(context, inboxPage.host, `${inboxPage.host}/collector/ann/${subscriberId}`),
+    });
     try {
-      await answerHostedFromHerald(context, inboxPage.host, `${inboxPage.host}/collector/ann/${subscriberId}`);
-      const tab = await context.newPage();
-      const errors: string[] = [];
-      tab.on('pageerror', (error) => errors.push(String(error)));
-      await tab.goto(page.url);
       const panel = tab.locator('#ss-notification-container');
       const card = (text: string) => panel.locator('.infinite-scroll-component > div', { hasText: text });
       const texts = () => panel.locator('.infinite-scroll-component > div').allInnerTexts();
@@ -122,8 +109,7 @@ describe('the drop-in web inbox (@suprsend/web-inbox) in a browser', () => {
       expect((await texts()).join('\n')).not.toContain('Not for Ann');
       expect(errors).toEqual([]);
     } finally {
-      await context.close();
-      await page.close();
+      await close();
     }
     // A browser, a socket and five deliveries: minutes on a loaded machine, not the default 30 s.
   }, 120_000);
