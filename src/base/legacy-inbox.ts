@@ -4,6 +4,8 @@ import {
   LEGACY_INBOX_SECURITY,
   LegacyActionBodySchema,
   LegacyBodySchema,
+  LegacyClickBodySchema,
+  LegacyClickParamsSchema,
   LegacyCountQuerySchema,
   LegacyCountSchema,
   LegacyDoneSchema,
@@ -15,6 +17,7 @@ import {
 } from '../schemas/legacy-inbox.js';
 import { actOnNotification, markNotifications, resetBadge } from '../services/feed.js';
 import {
+  clickLegacyNotification,
   countLegacyNotifications,
   getLegacyNotification,
   legacyFeedOwner,
@@ -40,7 +43,14 @@ export const legacyInboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     // Browsers call from the customer's page; no cookie is ever involved, so any origin may.
     reply.header('access-control-allow-origin', '*');
   });
-  for (const url of ['/notifications/', '/notification_count/', '/notification/*', '/bell-clicked/', '/mark-all-read/'])
+  for (const url of [
+    '/notifications/',
+    '/notification_count/',
+    '/notification/*',
+    '/bell-clicked/',
+    '/mark-all-read/',
+    '/collector/*',
+  ])
     app.options(url, { schema: { hide: true, response: { 204: { type: 'null' } } } }, async (_request, reply) =>
       reply
         .code(204)
@@ -156,6 +166,29 @@ export const legacyInboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await markNotifications(app.db, await ownerOf(request.headers.authorization, request.body), { to: 'read' });
       return { success: true };
+    },
+  );
+
+  app.post(
+    '/collector/:distinct_id/:subscriber_id/event/',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'notificationClicked',
+        summary: 'A notification was clicked: clicked and read (older inbox clients, collectorHost)',
+        description:
+          "Point the clients' `collectorHost` at `{herald}/collector/{distinct_id}/{subscriber_id}` (URL-encoded): " +
+          'the click they post there names only the notification, so the path carries their subscriber proof.',
+        params: LegacyClickParamsSchema,
+        body: LegacyClickBodySchema,
+        response: { 202: LegacyDoneSchema, ...fullErrors(400, 401, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { workspaceId, distinctId } = await ownerOf(request.headers.authorization, request.params);
+      await clickLegacyNotification(app.db, { workspaceId, distinctId }, request.body.properties.id);
+      return reply.code(202).send({ success: true });
     },
   );
 };

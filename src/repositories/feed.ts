@@ -13,16 +13,20 @@ const list = (values: string[]) => sql<string>`(select jsonb_array_elements_text
 const PINNED = sql<number>`(case when content -> 'is_pinned' = 'true'::jsonb then 1 else 0 end)`;
 const CREATED_MS = sql<number>`floor(extract(epoch from created_at) * 1000)::bigint`;
 
-/** The owner's delivered inbox messages: nothing else is ever in a feed. */
-function owned(db: Db, owner: FeedOwner) {
+/** The subscriber's delivered inbox messages, in every tenant. */
+function subscriberMessages(db: Db, subscriber: Omit<FeedOwner, 'tenantId'>) {
   return db
     .selectFrom('messages')
-    .where('workspace_id', '=', owner.workspaceId)
+    .where('workspace_id', '=', subscriber.workspaceId)
     .where('channel', '=', 'inbox')
     .where('recipient_type', '=', 'user')
-    .where('distinct_id', '=', owner.distinctId)
-    .where('tenant_id', '=', owner.tenantId)
+    .where('distinct_id', '=', subscriber.distinctId)
     .where('delivered_at', 'is not', null);
+}
+
+/** The owner's delivered inbox messages: nothing else is ever in a feed. */
+function owned(db: Db, owner: FeedOwner) {
+  return subscriberMessages(db, owner).where('tenant_id', '=', owner.tenantId);
 }
 
 function matches(filter: FeedFilter): Expression<SqlBool> {
@@ -73,6 +77,12 @@ export function findFeedMessage(db: Db, owner: FeedOwner, id: string) {
 
 export function lockFeedMessage(trx: Trx, owner: FeedOwner, id: string) {
   return owned(trx, owner).selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The tenant of one of the subscriber's delivered inbox messages (the feed it is in), if it is theirs. */
+export async function findFeedMessageTenant(db: Db, subscriber: Omit<FeedOwner, 'tenantId'>, id: string) {
+  const row = await subscriberMessages(db, subscriber).select('tenant_id').where('id', '=', id).executeTakeFirst();
+  return row?.tenant_id;
 }
 
 /**

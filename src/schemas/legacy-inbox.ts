@@ -31,6 +31,26 @@ export const LegacyActionBodySchema = Type.Object({
   action: Type.Union([Type.Literal('read'), Type.Literal('unread'), Type.Literal('archive')]),
 });
 
+/**
+ * Where the older clients' click goes: their `collectorHost` set to `{herald}/collector/{distinct_id}/{subscriber_id}`
+ * (the click's own body names no user, so the configured URL carries the same proof as their other calls).
+ */
+export const LegacyClickParamsSchema = Type.Object({
+  distinct_id: Subscriber.distinct_id,
+  subscriber_id: Subscriber.subscriber_id,
+});
+
+/** What js-inbox 2 posts to `{collectorHost}/event/` when a notification is clicked; other keys are ignored. */
+export const LegacyClickBodySchema = Type.Object({
+  event: Type.Literal('$notification_clicked'),
+  env: Type.Optional(
+    Type.String({ maxLength: 512, description: 'the workspace key (the Authorization header decides)' }),
+  ),
+  $insert_id: Type.Optional(Type.String({ maxLength: 128 })),
+  $time: Type.Optional(Type.Number()),
+  properties: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'the n_id clicked' }) }),
+});
+
 export const LegacyNotificationParamsSchema = Type.Object({ n_id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 const Notification = Type.Object({}, { additionalProperties: true, description: 'a notification: n_id, seen_on, …' });

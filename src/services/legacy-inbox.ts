@@ -1,12 +1,12 @@
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { readStoreParam, type Parsed } from '../domain/feed.js';
-import { badRequest, unauthorized } from '../errors.js';
+import { badRequest, notFound, unauthorized } from '../errors.js';
 import { presentNotification } from '../presenters/feed.js';
-import { listFeed, type FeedOwner } from '../repositories/feed.js';
+import { findFeedMessageTenant, listFeed, type FeedOwner } from '../repositories/feed.js';
 import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
 import type { MessageRow } from '../repositories/messages.js';
-import { countNotifications, getNotification } from './feed.js';
+import { actOnNotification, countNotifications, getNotification } from './feed.js';
 import { inboxSubscriberIdMatches } from './inbox-secrets.js';
 
 /**
@@ -65,4 +65,15 @@ export async function getLegacyNotification(db: Db, owner: FeedOwner, id: string
 export async function countLegacyNotifications(db: Db, owner: FeedOwner, stores: string | undefined) {
   const { badge, ...perStore } = await countNotifications(db, owner, stores);
   return { ss_bell_count: badge ?? 0, ...perStore };
+}
+
+/**
+ * The older clients' click (`$notification_clicked`, sent to `collectorHost`), recorded as the web SDK 4 feed's
+ * `interacted` is: clicked and read, with the same socket events. The click names no tenant, so the message is
+ * looked up among the subscriber's own, in whichever tenant's feed it is; another user's message is not found.
+ */
+export async function clickLegacyNotification(db: Db, subscriber: Omit<FeedOwner, 'tenantId'>, id: string) {
+  const tenantId = await findFeedMessageTenant(db, subscriber, id);
+  if (tenantId === undefined) throw notFound(`notification '${id}' not found`);
+  await actOnNotification(db, { ...subscriber, tenantId }, id, 'interacted');
 }

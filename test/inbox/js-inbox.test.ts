@@ -3,22 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import { useTestApp } from '../support/app.js';
 import { messages, waitFor } from '../support/engine-drivers.js';
-import { inboxRenderer, inboxWorkspace, storeParam, subscriberIdOf, type InboxWorkspace } from '../support/inbox.js';
+import { inboxRenderer, inboxWorkspace, makeInboxSecret, storeParam, subscriberIdOf } from '../support/inbox.js';
 
 /** A notification as the older clients hold it (their own types are loose). */
 type Held = { n_id: string; seen_on?: number | null; archived?: boolean; message: { text: string } };
-
-/** What the customer's server computes for the older clients: base64url(HMAC-SHA256(inbox secret, distinct_id)). */
-/** Makes the workspace's inbox secret through the management API (the answer is the only time it is whole). */
-async function makeInboxSecret(t: () => TestApp, inbox: InboxWorkspace): Promise<string> {
-  const made = await t().app.inject({
-    method: 'POST',
-    url: `/management/v1/${inbox.ws.slug}/inbox_secret/`,
-    headers: inbox.ws.management,
-  });
-  if (made.statusCode !== 201) throw new Error(`inbox secret: ${made.body}`);
-  return made.json().secret as string;
-}
 
 /** Calls the older inbox API as the clients do: the workspace key and a uuid in Authorization. */
 function olderClient(t: () => TestApp, workspaceKey: string) {
@@ -233,6 +221,96 @@ describe('the older inbox client @suprsend/js-inbox', () => {
     const missing = await api('GET', `/notification/01NOPE/?${who}`);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 404, message: "notification '01NOPE' not found" });
+  });
+
+  it("records a click at collectorHost (the path carries the subscriber proof) and refuses another user's, a bad proof, bad input", async () => {
+    const inbox = await inboxWorkspace(t);
+    const secret = await makeInboxSecret(t, inbox);
+    const [annsOwn] = await inbox.notify(['ann'], { text: 'clicked' });
+    const [annsOther] = await inbox.notify(['ann'], { text: 'left alone' });
+    const [bens] = await inbox.notify(['ben']);
+    const annsProof = subscriberIdOf(secret, 'ann');
+    const client = new SuprSendInbox(inbox.ws.workspaceKey, {
+      host: { apiHost: base, socketHost: base, collectorHost: `${base}/collector/ann/${annsProof}` },
+    });
+    client.identifyUser('ann', annsProof);
+    cleanups.push(() => client.resetUser());
+    await client.feed.fetchNotifications();
+    await waitFor(async () => client.feed.data?.unseenCount === 2, 5000, 'the list');
+    const heard: unknown[] = [];
+    client.client!.socket.on('notification_updated', (data: unknown) => heard.push(data));
+
+    // The client's own click: $notification_clicked to {collectorHost}/event/ with `workspace key:` and no user.
+    await client.feed.markClicked(annsOwn!);
+    await waitFor(
+      async () => (await messages(t, inbox.ws, `?message_id=${annsOwn}`)).results[0]?.clicked_at != null,
+      5000,
+      'the click',
+    );
+    const clicked = (await messages(t, inbox.ws, `?message_id=${annsOwn}`)).results[0];
+    expect(clicked).toMatchObject({ status: 'clicked', is_read: true, clicked_at: expect.any(String) });
+    // The feed shows it as the web SDK 4's own click (interacted), and the older clients' sockets hear it.
+    const api = olderClient(t, inbox.ws.workspaceKey);
+    const who = `distinct_id=ann&subscriber_id=${annsProof}`;
+    expect((await api('GET', `/notification/${annsOwn}/?${who}`)).json().data).toMatchObject({
+      interacted_on: expect.any(Number),
+      seen_on: expect.any(Number),
+    });
+    await waitFor(async () => heard.length > 0, 5000, 'notification_updated');
+    expect(heard[0]).toEqual({ n_id: annsOwn, type: 'interacted' });
+
+    const click = (path: string, body: object, key = inbox.ws.workspaceKey) =>
+      t().app.inject({
+        method: 'POST',
+        url: `${path}/event/`,
+        headers: { authorization: `${key}:`, 'content-type': 'application/json' },
+        payload: body,
+      });
+    const clickOf = (id: string) => ({
+      event: '$notification_clicked',
+      env: inbox.ws.workspaceKey,
+      properties: { id },
+    });
+    // ann's proof, ben's message: not hers, not found, and left alone.
+    const bensByAnn = await click(`/collector/ann/${annsProof}`, clickOf(bens!));
+    expect(bensByAnn.statusCode).toBe(404);
+    expect(bensByAnn.json()).toMatchObject({ code: 404, message: `notification '${bens}' not found` });
+    // ben's id with ann's proof, a bad HMAC, another workspace's key: the older API's one 401.
+    const other = await inboxWorkspace(t);
+    await makeInboxSecret(t, other);
+    const refusals = {
+      "ann's proof for ben": await click(`/collector/ben/${annsProof}`, clickOf(bens!)),
+      'a bad HMAC': await click(`/collector/ben/${subscriberIdOf(secret, 'ben').slice(0, -2)}xx`, clickOf(bens!)),
+      "another workspace's key": await click(`/collector/ann/${annsProof}`, clickOf(annsOther!), other.ws.workspaceKey),
+      'no key': await click(`/collector/ann/${annsProof}`, clickOf(annsOther!), ''),
+    };
+    for (const [what, answer] of Object.entries(refusals)) {
+      expect(answer.statusCode, what).toBe(401);
+      expect(answer.json(), what).toMatchObject({ code: 401, message: 'authentication failed' });
+    }
+    for (const id of [bens, annsOther])
+      expect((await messages(t, inbox.ws, `?message_id=${id}`)).results[0]).toMatchObject({
+        clicked_at: null,
+        is_read: false,
+      });
+
+    const bad = {
+      'another event': await click(`/collector/ann/${annsProof}`, { ...clickOf(annsOther!), event: '$identify' }),
+      'no properties': await click(`/collector/ann/${annsProof}`, { event: '$notification_clicked' }),
+      'an id not a string': await click(`/collector/ann/${annsProof}`, {
+        event: '$notification_clicked',
+        properties: { id: 7 },
+      }),
+      'an empty id': await click(`/collector/ann/${annsProof}`, clickOf('')),
+    };
+    for (const [what, answer] of Object.entries(bad)) {
+      expect(answer.statusCode, what).toBe(400);
+      expect(answer.json(), what).toMatchObject({ code: 400, message: expect.any(String) });
+    }
+    // The browser's preflight for the click is answered.
+    const preflight = await t().app.inject({ method: 'OPTIONS', url: `/collector/ann/${annsProof}/event/` });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toBe('authorization, content-type');
   });
 
   it('keeps the inbox secret sealed at rest, masked on read, replaced by POST', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { servePage } from '../support/browser.js';
 import { messages, waitFor } from '../support/engine-drivers.js';
-import { inboxWorkspace, subscriberIdOf, useInboxPage } from '../support/inbox.js';
+import { inboxWorkspace, makeInboxSecret, openClientPage, subscriberIdOf, useInboxPage } from '../support/inbox.js';
 
 /**
  * The older React inbox (@suprsend/react-inbox 3.9.0 over @suprsend/js-inbox 2, unchanged), bundled with
@@ -20,7 +19,7 @@ createRoot(document.getElementById('root')).render(
     workspaceKey: c.workspaceKey,
     distinctId: c.distinctId,
     subscriberId: c.subscriberId,
-    host: { apiHost: c.host, socketHost: c.host, collectorHost: c.host },
+    host: { apiHost: c.host, socketHost: c.host, collectorHost: c.collectorHost },
     hideToast: true,
     bellComponent: () => h('button', { id: 'bell' }, 'bell'),
     badgeComponent: ({ count }) => h('span', { id: 'badge' }, String(count)),
@@ -39,12 +38,7 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
 
   it('shows the badge and the list, receives a notification live, marks read and archives', async () => {
     const inbox = await inboxWorkspace(t);
-    const made = await t().app.inject({
-      method: 'POST',
-      url: `/management/v1/${inbox.ws.slug}/inbox_secret/`,
-      headers: inbox.ws.management,
-    });
-    const secret = made.json().secret as string;
+    const secret = await makeInboxSecret(t, inbox);
     const [first] = await inbox.notify(['ann'], { text: 'Your invoice is ready' });
     await inbox.notify(['ann'], { text: 'Your order shipped' });
     await inbox.notify(['ben'], { text: 'Not for Ann' });
@@ -53,18 +47,11 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
       workspaceKey: inbox.ws.workspaceKey,
       distinctId: 'ann',
       subscriberId: subscriberIdOf(secret, 'ann'),
+      // Where its clicks go (docs/clients.md): the path carries the subscriber proof.
+      collectorHost: `${inboxPage.host}/collector/ann/${subscriberIdOf(secret, 'ann')}`,
     };
-    const html =
-      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
-      `<div id="root"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
-      '<script src="/app.js"></script></body></html>';
-    const page = await servePage(html, inboxPage.bundle);
-    const context = await inboxPage.browser.newContext();
+    const { tab, errors, close } = await openClientPage(inboxPage, config);
     try {
-      const tab = await context.newPage();
-      const errors: string[] = [];
-      tab.on('pageerror', (error) => errors.push(String(error)));
-      await tab.goto(page.url);
       const texts = () => tab.locator('.note .text').allInnerTexts();
 
       await tab.locator('#badge', { hasText: '2' }).waitFor({ timeout: 20_000 });
@@ -95,8 +82,7 @@ describe('the older React inbox (@suprsend/react-inbox 3) in a browser', () => {
       expect(await texts()).not.toContain('Not for Ann');
       expect(errors).toEqual([]);
     } finally {
-      await context.close();
-      await page.close();
+      await close();
     }
   });
 });

@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { servePage } from '../support/browser.js';
 import { messages, waitFor } from '../support/engine-drivers.js';
-import { inboxWorkspace, useInboxPage } from '../support/inbox.js';
+import { inboxWorkspace, openClientPage, useInboxPage } from '../support/inbox.js';
 
 /**
  * The official React inbox (@suprsend/react 0.3.5 over @suprsend/react-core 1.0.5 and
@@ -28,26 +27,7 @@ describe('the official React <Inbox/> in a browser', () => {
   const inboxPage = useInboxPage(ENTRY);
   const { t } = inboxPage;
 
-  async function open(config: Record<string, string>) {
-    const html =
-      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
-      `<div id="root"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
-      '<script src="/app.js"></script></body></html>';
-    const page = await servePage(html, inboxPage.bundle);
-    const context = await inboxPage.browser.newContext();
-    const tab = await context.newPage();
-    const errors: string[] = [];
-    tab.on('pageerror', (error) => errors.push(String(error)));
-    await tab.goto(page.url);
-    return {
-      tab,
-      errors,
-      close: async () => {
-        await context.close();
-        await page.close();
-      },
-    };
-  }
+  const open = (config: Record<string, string>) => openClientPage(inboxPage, config);
 
   const bodies = (tab: Page) => tab.locator('.ss-feed-notification-body-text').allInnerTexts();
 

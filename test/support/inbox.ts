@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { RenderOutcome, RenderRequest } from '../../src/channels/rendering.js';
 import { useTestApp, type TestApp } from './app.js';
-import { bundleForBrowser, launchBrowser } from './browser.js';
+import { bundleForBrowser, launchBrowser, servePage } from './browser.js';
 import { testRenderer } from './engine.js';
 import type { WorkspaceFixture } from './fixtures.js';
 import { engineWorkspace, inbox, liveWorkflow, settledMessages, trigger } from './engine-drivers.js';
@@ -113,4 +113,47 @@ export function useInboxPage(entry: string) {
     await page.browser?.close();
   });
   return page;
+}
+
+/** Makes the workspace's inbox secret through the management API (the answer is the only time it is whole). */
+export async function makeInboxSecret(t: () => TestApp, inbox: InboxWorkspace): Promise<string> {
+  const made = await t().app.inject({
+    method: 'POST',
+    url: `/management/v1/${inbox.ws.slug}/inbox_secret/`,
+    headers: inbox.ws.management,
+  });
+  if (made.statusCode !== 201) throw new Error(`inbox secret: ${made.body}`);
+  return made.json().secret as string;
+}
+
+/**
+ * The client's page in a fresh browser context: `window.HERALD = config`, then the bundle, which mounts on the
+ * element `rootId`. `prepare` sets the context up before the page loads. Page errors are collected.
+ */
+export async function openClientPage(
+  inboxPage: ReturnType<typeof useInboxPage>,
+  config: object,
+  options: { rootId?: string; prepare?: (context: BrowserContext) => Promise<void> } = {},
+) {
+  const html =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>app</title></head><body>' +
+    `<div id="${options.rootId ?? 'root'}"></div><script>window.HERALD = ${JSON.stringify(config)}</script>` +
+    '<script src="/app.js"></script></body></html>';
+  const page = await servePage(html, inboxPage.bundle);
+  const context = await inboxPage.browser.newContext();
+  const close = async () => {
+    await context.close();
+    await page.close();
+  };
+  try {
+    await options.prepare?.(context);
+    const tab = await context.newPage();
+    const errors: string[] = [];
+    tab.on('pageerror', (error) => errors.push(String(error)));
+    await tab.goto(page.url);
+    return { tab, errors, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
