@@ -188,7 +188,7 @@ export class Engine {
         parallel: true,
       }),
     );
-    startWebhookRelay({ db, queue, log });
+    await startWebhookRelay({ db, queue, log, listen: queue.database });
   }
 }
 
