@@ -3,6 +3,7 @@ import { closeSmtpPools } from '../../src/channels/providers/smtp.js';
 import { useTestApp } from '../support/app.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { configClient } from '../management/config-helpers.js';
+import { liveTemplate } from '../support/templates.js';
 import { baseCall, engineWorkspace, listOf, settledMessages } from './helpers.js';
 
 const USER = 'herald';
@@ -41,22 +42,7 @@ describe('a broadcast by email over pooled SMTP connections', () => {
       },
     });
     expect(vendor.statusCode, vendor.body).toBe(201);
-    const management = (method: 'POST' | 'PATCH', path: string, body: unknown) =>
-      t().app.inject({
-        method,
-        url: `/management/v2/${ws.slug}${path}`,
-        headers: ws.management,
-        payload: body as object,
-      });
-    expect(
-      (await management('POST', '/template/news/', { name: 'News', enabled_channels: ['email'] })).statusCode,
-    ).toBeLessThan(300);
-    const variant = await management('POST', '/template/news/channel/email/variant/default/', {
-      locale: 'en',
-      content: { subject: 'This week', html: '<p>Hello {{$recipient.distinct_id}}</p>', text: 'Hello' },
-    });
-    expect(variant.statusCode, variant.body).toBeLessThan(300);
-    expect((await management('PATCH', '/template/news/commit/', {})).statusCode).toBeLessThan(300);
+    await liveTemplate(t, ws, 'news', ['email']);
 
     const call = baseCall(t, ws);
     const members = Array.from({ length: MEMBERS }, (_, i) => `member-${i}`);

@@ -117,9 +117,9 @@ type Transport = ReturnType<typeof transportOf>;
 
 /**
  * An idle pool is one no send has used for `idleCloseMs`: longer than any attempt (timeout_ms is at most 60 s). Tests
- * shorten it.
+ * shorten it; `pooled: false` is one connection per send, what bench/smtp-broadcast.ts compares the pool with.
  */
-export const smtpPoolSettings = { idleCloseMs: 90_000 };
+export const smtpPoolSettings = { idleCloseMs: 90_000, pooled: true };
 /** The size of a pool opened by a send that does not say how many may run at once (a vendor test, a test run). */
 const DEFAULT_POOL_SIZE = 5;
 /** The pool of each vendor, with the config and the size it was opened for. */
@@ -180,7 +180,10 @@ async function send(
   if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
 
   const timeoutMs = timeoutOf(config);
-  const transporter = pooledTransport(vendor, timeoutMs, context?.parallelSends);
+  const pooled = smtpPoolSettings.pooled;
+  const transporter = pooled
+    ? pooledTransport(vendor, timeoutMs, context?.parallelSends)
+    : transportOf(config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -206,6 +209,8 @@ async function send(
     };
   } catch (error) {
     return outcomeOfError(error as NodemailerError, deadline);
+  } finally {
+    if (!pooled) transporter.close();
   }
 }
 
