@@ -1,15 +1,16 @@
 /**
  * SMTP connections per vendor (issue 29, point 4): 1,000 mails of one broadcast's delivery step through the smtp
  * provider, side by side as a worker sends a fetched batch (8 at a time), to a local SMTP server (`smtp-server`, in a
- * child process so its CPU is not counted). Reports wall time and the sending process's CPU per mail (user + system,
- * process.cpuUsage), the median of `runs` rounds after one warm-up round. Compare figures of one sitting only.
+ * child process so its CPU is not counted), one connection per mail and the pool per vendor alternately. Reports wall
+ * time and the sending process's CPU per mail (user + system, process.cpuUsage), the median of `runs` rounds per side
+ * after one warm-up round each.
  *
  *   npx tsx bench/smtp-pool.ts [mails=1000] [runs=3] [concurrency=8]
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { smtpProvider } from '../src/channels/providers/smtp.js';
 import { closeProviders } from '../src/channels/registry.js';
+import { closeSmtpPools, smtpPoolSettings, smtpProvider } from '../src/channels/providers/smtp.js';
 
 const [mails = 1000, runs = 3, concurrency = 8] = process.argv.slice(2).map(Number);
 
@@ -66,21 +67,24 @@ if (process.argv[2] === 'sink') {
     const used = process.cpuUsage(cpu);
     return { wallMs: wall, cpuMsPerMail: (used.user + used.system) / 1000 / mails, failed };
   }
-  await round();
-  const results = [];
-  for (let i = 0; i < runs; i++) results.push(await round());
+  // One warm-up round per side, then `runs` rounds per side, alternately: one connection per mail, then the pool.
+  const results: Record<'perMail' | 'pooled', Awaited<ReturnType<typeof round>>[]> = { perMail: [], pooled: [] };
+  for (let i = -1; i < runs; i++)
+    for (const side of ['perMail', 'pooled'] as const) {
+      smtpPoolSettings.pooled = side === 'pooled';
+      await closeSmtpPools();
+      const result = await round();
+      if (i >= 0) results[side].push(result);
+    }
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  console.log(
-    JSON.stringify({
-      mails,
-      concurrency,
-      runs: results,
-      median: {
-        wallMs: Math.round(median(results.map((r) => r.wallMs))),
-        cpuMsPerMail: Number(median(results.map((r) => r.cpuMsPerMail)).toFixed(3)),
-      },
-    }),
-  );
+  const summary = (side: 'perMail' | 'pooled') => ({
+    runs: results[side],
+    median: {
+      wallMs: Math.round(median(results[side].map((r) => r.wallMs))),
+      cpuMsPerMail: Number(median(results[side].map((r) => r.cpuMsPerMail)).toFixed(3)),
+    },
+  });
+  console.log(JSON.stringify({ mails, concurrency, perMail: summary('perMail'), pooled: summary('pooled') }));
   await closeProviders();
   sink.kill();
 }
