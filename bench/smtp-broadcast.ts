@@ -83,19 +83,7 @@ if (process.argv[2] === 'sink') {
   const t = () => ({ app, db: handle.db, secretBox }) as unknown as TestApp;
 
   const ws = await engineWorkspace(t);
-  const vendor = await configClient(t, ws).inject('POST', '/vendor/', {
-    channel: 'email',
-    provider: 'smtp',
-    config: {
-      host: '127.0.0.1',
-      port,
-      secure: false,
-      username: 'bench',
-      password: 'bench-password',
-      from_email: 'news@example.com',
-    },
-  });
-  if (vendor.statusCode !== 201) throw new Error(`vendor: ${vendor.body}`);
+  await configClient(t, ws).addSmtpVendor(port, { username: 'bench', password: 'bench-password' });
   await liveTemplate(t, ws, 'news', ['email']);
   const members = Array.from({ length: mails }, (_, i) => `member-${i}`);
   for (const id of members) await baseCall(t, ws)('POST', `/v1/user/${id}/`, { $email: [`${id}@example.org`] });

@@ -29,19 +29,7 @@ describe('a broadcast by email over pooled SMTP connections', () => {
 
   it(`delivers ${MEMBERS} mails, each exactly once, over reused connections`, { timeout: 180_000 }, async () => {
     const ws = await engineWorkspace(t);
-    const vendor = await configClient(t, ws).inject('POST', '/vendor/', {
-      channel: 'email',
-      provider: 'smtp',
-      config: {
-        host: '127.0.0.1',
-        port: sink.port,
-        secure: false,
-        username: USER,
-        password: PASSWORD,
-        from_email: 'news@example.com',
-      },
-    });
-    expect(vendor.statusCode, vendor.body).toBe(201);
+    await configClient(t, ws).addSmtpVendor(sink.port, { username: USER, password: PASSWORD });
     await liveTemplate(t, ws, 'news', ['email']);
 
     const call = baseCall(t, ws);
