@@ -25,6 +25,7 @@ import { vendorSecrets, type VendorSealer } from './2026-11-28T10-vendor-secrets
 import * as vendorFailover from './2026-11-28T11-vendor-failover.js';
 import * as providerMessageIds from './2026-11-28T20-provider-message-ids.js';
 import * as inboxSecrets from './2026-11-28T30-inbox-secrets.js';
+import * as webhookRelayNotify from './2026-11-29T30-webhook-relay-notify.js';
 
 export type { VendorSealer };
 
@@ -59,6 +60,7 @@ export const migrationsWith = (sealer?: VendorSealer): Record<string, Migration>
   '2026-11-28T11-vendor-failover': vendorFailover,
   '2026-11-28T20-provider-message-ids': providerMessageIds,
   '2026-11-28T30-inbox-secrets': inboxSecrets,
+  '2026-11-29T30-webhook-relay-notify': webhookRelayNotify,
 });
 
 /** The migrations by name (what `herald migrate --status` and the doctor list). */

@@ -1,6 +1,6 @@
 import { buildApp, buildStatusApp } from './app.js';
 import { outboundPolicyOf } from './channels/outbound.js';
-import { providers } from './channels/registry.js';
+import { closeProviders, providers } from './channels/registry.js';
 import { renderTemplate } from './channels/rendering.js';
 import { surfaceUrls, tracingOn, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
@@ -122,6 +122,8 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
       await app?.close();
       await statusApp?.close();
       await queue.stop(8000);
+      // The SMTP pools' connections end with a QUIT, not a reset, once no delivery can use them.
+      await closeProviders(providers);
       await database.close();
       await tracing?.shutdown();
       log.info('shut down cleanly');

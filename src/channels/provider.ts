@@ -56,6 +56,12 @@ export interface SendContext {
    * public URL (PUBLIC_URL); absent, no callback is asked for (docs/channels.md, "Twilio status callbacks").
    */
   statusCallbackUrl?: string;
+  /**
+   * How many sends this process may have in flight at once (the worker's delivery slots). A provider that keeps a
+   * pool of connections per vendor (SMTP) sizes it to this, so no send waits in the pool for a connection while its
+   * deadline runs. Absent (a single test send), the pool keeps the size it has, or a small default.
+   */
+  parallelSends?: number;
 }
 
 /** The path a vendor's status callbacks reach (src/base/provider-callbacks.ts): the workspace and vendor, no secret. */
@@ -87,6 +93,8 @@ export interface Provider {
   check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
   /** Asks the vendor for status callbacks when the send context has a `statusCallbackUrl` (Twilio). */
   readonly statusCallbacks?: true;
+  /** Closes what the provider keeps between sends (connections), at shutdown. */
+  close?(): Promise<void>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

@@ -20,6 +20,8 @@ export class NotifyListener {
       url?: string;
       pglite?: PGlite;
       onDisconnect?: (error: Error | undefined) => void;
+      /** Each time the listener (re)starts listening: what was notified while it was not is lost, so look now. */
+      onConnect?: () => void;
     },
   ) {}
 
@@ -36,7 +38,10 @@ export class NotifyListener {
       const unlisten = await this.options.pglite.listen(this.options.channel, (payload) => this.#heard(payload));
       // Stopped while this was under way: stop() had nothing to undo yet.
       if (this.#stopped) await unlisten().catch(() => {});
-      else this.#unlisten = unlisten;
+      else {
+        this.#unlisten = unlisten;
+        this.options.onConnect?.();
+      }
       return;
     }
     await this.#connect();
@@ -68,6 +73,7 @@ export class NotifyListener {
       }
       this.#client = client;
       this.#delay = 200;
+      this.options.onConnect?.();
     } catch (error) {
       this.#lost(client, error as Error);
     }

@@ -59,6 +59,8 @@ export interface DeliveryDeps {
   retryDelayScale: number;
   /** PUBLIC_URL: where vendors' status callbacks reach Herald; absent, none is asked for. */
   publicUrl?: string;
+  /** The most provider calls this worker makes at once (SendContext.parallelSends: the SMTP pool's size). */
+  parallelSends?: number;
 }
 
 /** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
@@ -221,7 +223,7 @@ async function callProvider(
           content: rendered.content,
         },
         AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
-        { outbound: deps.outbound, statusCallbackUrl: vendor.statusCallbackUrl },
+        { outbound: deps.outbound, statusCallbackUrl: vendor.statusCallbackUrl, parallelSends: deps.parallelSends },
       ),
     );
   } catch (error) {

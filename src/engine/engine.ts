@@ -111,6 +111,9 @@ export class Engine {
       deliveryTimeoutMs: this.options.deliveryTimeoutMs,
       retryDelayScale: this.options.retryDelayScale ?? 1,
       publicUrl: this.options.publicUrl,
+      // Each delivery queue's slots times its batch, whose calls go out side by side; a channel's jobs may sit on
+      // its own queue and on the older shared one.
+      parallelSends: 2 * concurrency * BATCH_SIZE,
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
 
@@ -185,7 +188,7 @@ export class Engine {
         parallel: true,
       }),
     );
-    startWebhookRelay({ db, queue, log });
+    await startWebhookRelay({ db, queue, log, listen: queue.database });
   }
 }
 

@@ -107,6 +107,8 @@ export class Queue {
   private readonly jobExpireSeconds: number;
   private readonly heartbeatSeconds: number;
   readonly schema: string;
+  /** The database the queue is on: other listeners of this process's NOTIFYs connect to it (engine/status-webhooks.ts). */
+  readonly database: { url?: string; pglite?: PGlite };
   private readonly aheadMs: (() => number) | undefined;
   private readonly wakes = new Map<
     QueueName,
@@ -118,6 +120,7 @@ export class Queue {
     this.heartbeatSeconds = options.heartbeatSeconds ?? 10;
     this.pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
     this.schema = options.schema ?? 'pgboss';
+    this.database = { url: options.url, pglite: options.pglite };
     this.aheadMs = options.aheadMs;
     const common = {
       schema: this.schema,

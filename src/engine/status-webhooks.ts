@@ -7,7 +7,9 @@ import {
   type OutboundPolicy,
 } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../db/database.js';
+import { NotifyListener } from '../db/notify-listener.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import {
   anyUnqueuedDelivery,
@@ -18,7 +20,7 @@ import {
 } from '../repositories/webhook-deliveries.js';
 import { webhookEventBody } from '../services/webhook-events.js';
 import { jobId } from './job-ids.js';
-import { pause, whenDatabaseAnswers } from './outage.js';
+import { whenDatabaseAnswers } from './outage.js';
 import { QUEUES, type Queue } from './queue.js';
 
 /**
@@ -36,8 +38,13 @@ export const WEBHOOK_ANSWER_LIMIT = 64 * 1024;
 export const WEBHOOK_RETRY_WINDOW_MS = 24 * 60 * 60_000;
 const FIRST_RETRY_MS = 5000;
 const LONGEST_RETRY_MS = 60 * 60_000;
-/** How often the relay looks at the outbox when it found it empty; events it found are moved on at once. */
-const RELAY_INTERVAL_MS = 500;
+/**
+ * Where the outbox says it has new events (migrations/2026-11-29T30-webhook-relay-notify.ts): the relay LISTENs and
+ * moves them on when told. It also looks this often unasked, so an event whose notification was lost (the LISTEN
+ * connection dropped) waits at most this long, and is never left behind.
+ */
+export const WEBHOOK_CHANNEL = 'herald_webhooks';
+export const RELAY_FALLBACK_MS = 30_000;
 const RELAY_BATCH = 500;
 const KEPT_ANSWER_CHARS = 1000;
 
@@ -74,21 +81,60 @@ export async function relayWebhookEvents(db: Db, queue: Queue) {
   });
 }
 
-/** The relay loop of a worker, until its queue stops; a failed pass is logged and tried again at the next. */
-export function startWebhookRelay(deps: { db: Db; queue: Queue; log: { error(o: object, m: string): void } }) {
+/**
+ * The relay loop of a worker, until its queue stops: a pass at start, at each notification (and at once again when
+ * one came during a pass, or a pass found a full batch), at each reconnection of the LISTEN connection (what was
+ * notified meanwhile was lost), and every RELAY_FALLBACK_MS. A failed pass is logged and tried again at the next.
+ */
+export function startWebhookRelay(deps: {
+  db: Db;
+  queue: Queue;
+  log: { error(o: object, m: string): void; warn?(o: object, m: string): void };
+  listen: { url?: string; pglite?: PGlite };
+}) {
   const stop = deps.queue.stopSignal;
+  let asked = false;
+  let wake: (() => void) | undefined;
+  const ask = () => {
+    asked = true;
+    wake?.();
+  };
+  const listener = new NotifyListener({
+    channel: WEBHOOK_CHANNEL,
+    ...deps.listen,
+    onDisconnect: (error) => deps.log.warn?.({ err: error }, 'webhook relay listener disconnected: reconnecting'),
+    onConnect: ask,
+  });
+  listener.onPayload(ask);
+  const nextCall = () =>
+    new Promise<void>((resolve) => {
+      if (asked || stop.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        stop.removeEventListener('abort', done);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, RELAY_FALLBACK_MS);
+      stop.addEventListener('abort', done, { once: true });
+      wake = done;
+    });
   const pass = async () => {
     while (!stop.aborted) {
+      asked = false;
       let moved = 0;
       try {
         moved = await relayWebhookEvents(deps.db, deps.queue);
       } catch (error) {
         if (!stop.aborted) deps.log.error({ err: error }, 'webhook relay pass failed; the next one tries again');
       }
-      if (moved < RELAY_BATCH) await pause(RELAY_INTERVAL_MS, stop);
+      if (moved < RELAY_BATCH) await nextCall();
     }
+    await listener.stop();
   };
-  void pass();
+  return listener.start().then(() => {
+    void pass();
+  });
 }
 
 export interface WebhookDeps {

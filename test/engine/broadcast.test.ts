@@ -10,24 +10,12 @@ import { newUlid } from '../../src/ids.js';
 import {
   baseCall,
   engineWorkspace,
+  listOf,
   messages,
   newExecution,
   settledMessages,
   waitFor,
 } from '../support/engine-drivers.js';
-
-/** A list with these members (users created as the list API creates them). */
-async function listOf(t: () => TestApp, ws: WorkspaceFixture, listId: string, members: string[]) {
-  const call = baseCall(t, ws);
-  const created = await call('POST', '/v1/subscriber_list/', { list_id: listId });
-  if (created.statusCode >= 300) throw new Error(`list not created: ${created.body}`);
-  for (let i = 0; i < members.length; i += 1000) {
-    const added = await call('POST', `/v1/subscriber_list/${listId}/subscriber/add/`, {
-      distinct_ids: members.slice(i, i + 1000),
-    });
-    if (added.statusCode >= 300) throw new Error(`members not added: ${added.body}`);
-  }
-}
 
 const broadcast = (t: () => TestApp, ws: WorkspaceFixture, body: unknown, key = ws.workspaceKey) =>
   baseCall(t, ws)('POST', `/${key}/broadcast/`, body);

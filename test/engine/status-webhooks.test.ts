@@ -247,6 +247,57 @@ describe('delivery-status webhooks', () => {
     }
   });
 
+  it('posts an event within a second of its status change, woken by NOTIFY: no worker reads the outbox meanwhile', async () => {
+    const ws = await engineWorkspace(t);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/soon`, ['message.delivered', 'message.seen']);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    const execution = (await trigger(t, ws, { workflow: 'notify', recipients: ['fay'] })).json().message_id as string;
+    const [message] = await settledMessages(t, ws, execution, 1);
+    // The delivered event posted and its attempt recorded: nothing of it is left to run.
+    await waitFor(
+      async () => (await deliveriesOf(t, endpoint.id)).some((r) => r.status === 'delivered'),
+      20_000,
+      'the delivered event',
+    );
+    // Idle, the relay reads nothing (it looked every 0.5 s before; now every 30 s unasked).
+    t().queries.reset();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(t().queries.sql.filter((statement) => statement.includes('webhook_deliveries'))).toEqual([]);
+    const marked = Date.now();
+    const seen = await baseCall(t, ws)('PATCH', '/v1/bulk/message/', {
+      messages: [{ message_id: message!.message_id, action: 'seen' }],
+    });
+    expect(seen.json().records[0].status_code).toBe(202);
+    const posted = await waitFor(
+      async () => peer.requests.find((r) => r.path === '/soon' && verified(endpoint.secret, r).type === 'message.seen'),
+      10_000,
+      'the seen event',
+    );
+    expect(posted.at - marked).toBeLessThan(1000);
+  });
+
+  it('still delivers after the relay’s LISTEN connection is killed (PostgreSQL)', async (context) => {
+    if (t().databaseKind !== 'postgres') return context.skip();
+    const ws = await engineWorkspace(t);
+    await addEndpoint(t, ws, `${peer.url}/after-kill`, ['message.delivered']);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    const listeners = () =>
+      sql<{ pid: number }>`select pid from pg_stat_activity
+        where application_name = 'herald-listen-herald_webhooks' and datname = current_database()`.execute(t().db);
+    const { rows } = await listeners();
+    expect(rows.length).toBeGreaterThan(0);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where application_name = 'herald-listen-herald_webhooks' and datname = current_database()`.execute(t().db);
+    await trigger(t, ws, { workflow: 'notify', recipients: ['gus'] });
+    // Heard on the new connection, or found by the pass at reconnection; at worst by the 30 s look.
+    await waitFor(async () => peer.requests.some((r) => r.path === '/after-kill'), 40_000, 'the event after the kill');
+    const again = await listeners();
+    expect(again.rows.length).toBeGreaterThan(0);
+    expect(again.rows.map((r) => r.pid)).not.toEqual(expect.arrayContaining(rows.map((r) => r.pid)));
+  });
+
   it('writes an event only with the status change that commits, and none for an inactive endpoint', async () => {
     const ws = await engineWorkspace(t);
     const endpoint = await addEndpoint(t, ws, `${peer.url}/tx`, ['message.read', 'message.seen']);

@@ -10,8 +10,6 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
 
-/** The relay's one read of an empty outbox (repositories/webhook-deliveries.ts, `anyUnqueuedDelivery`). */
-const RELAY_PROBE = /^select "id" from "webhook_deliveries" where "queued_at" is null limit \$1$/;
 export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
 
 export interface TestApp {
@@ -81,9 +79,6 @@ export async function buildTestApp(
     timeoutMs: config.DATABASE_TIMEOUT_MS,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onQuery: (event) => {
-      // The worker's webhook relay reads the outbox every 0.5 s in the background (engine/status-webhooks.ts): not
-      // a statement of whatever a test is counting.
-      if (RELAY_PROBE.test(event.query.sql)) return;
       queries.count += 1;
       queries.sql.push(event.query.sql);
       queries.maxParameters = Math.max(queries.maxParameters, event.query.parameters.length);

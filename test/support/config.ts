@@ -57,6 +57,16 @@ export function configClient(t: () => TestApp, ws: WorkspaceFixture) {
     getWorkflow: (slug: string, query = '') => inject('GET', `/workflow/${slug}/${query}`),
     commitWorkflow: (slug: string, query = '', body?: unknown) =>
       inject('PATCH', `/workflow/${slug}/commit/${query}`, body),
+    /** An SMTP vendor on the email channel, logging in to a local server (test/support/smtp-sink.ts) without TLS. */
+    async addSmtpVendor(port: number, login: { username: string; password: string }, extra: object = {}) {
+      const response = await inject('POST', '/vendor/', {
+        channel: 'email',
+        provider: 'smtp',
+        config: { host: '127.0.0.1', port, secure: false, ...login, from_email: 'news@example.com', ...extra },
+      });
+      if (response.statusCode !== 201) throw new Error(`vendor not created: ${response.body}`);
+      return response.json() as { id: string };
+    },
   };
 }
 

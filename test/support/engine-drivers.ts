@@ -135,3 +135,16 @@ export async function refuseRunSaves(t: () => TestApp, distinctId: string) {
     await sql`drop function ${name}()`.execute(t().db);
   };
 }
+
+/** A list with these members (users created as the list API creates them). */
+export async function listOf(t: () => TestApp, ws: WorkspaceFixture, listId: string, members: string[]) {
+  const call = baseCall(t, ws);
+  const created = await call('POST', '/v1/subscriber_list/', { list_id: listId });
+  if (created.statusCode >= 300) throw new Error(`list not created: ${created.body}`);
+  for (let i = 0; i < members.length; i += 1000) {
+    const added = await call('POST', `/v1/subscriber_list/${listId}/subscriber/add/`, {
+      distinct_ids: members.slice(i, i + 1000),
+    });
+    if (added.statusCode >= 300) throw new Error(`members not added: ${added.body}`);
+  }
+}

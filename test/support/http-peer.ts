@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   body: Buffer;
   text: string;
+  /** When the request had arrived whole (Date.now()). */
+  at: number;
 }
 
 /**
@@ -97,7 +99,14 @@ export class HttpPeer {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (!name.startsWith(':') && value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const recorded = { method: req.method ?? '', path: req.url ?? '', headers, body, text: body.toString('utf8') };
+    const recorded = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers,
+      body,
+      text: body.toString('utf8'),
+      at: Date.now(),
+    };
     this.requests.push(recorded);
     let answer = this.#queue.shift() ?? this.#default;
     while (typeof answer === 'function') answer = answer(recorded);

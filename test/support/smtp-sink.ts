@@ -12,6 +12,9 @@ export type RcptAnswer = 'accept' | { code: number; message: string };
 export class SmtpSink {
   readonly mails: { envelope: { from: string; to: string[] }; user: string | undefined; mail: ParsedMail }[] = [];
   rcpt: RcptAnswer = 'accept';
+  /** Connections accepted so far, and those still open (a pooled client keeps them). */
+  connections = 0;
+  open = 0;
 
   private constructor(
     private readonly server: SMTPServer,
@@ -25,6 +28,14 @@ export class SmtpSink {
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,
       authMethods: ['PLAIN', 'LOGIN'],
+      onConnect(_session, callback) {
+        sink!.connections++;
+        sink!.open++;
+        callback();
+      },
+      onClose() {
+        sink!.open--;
+      },
       onAuth(auth, _session, callback) {
         if (auth.username === credentials.username && auth.password === credentials.password)
           return callback(null, { user: auth.username });

@@ -176,8 +176,9 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
     }
     return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
   };
-  const { check } = provider;
+  const { check, close } = provider;
   return {
+    ...(close ? { close: () => close() } : {}),
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import nodemailer from 'nodemailer';
 import type { NodemailerError } from 'nodemailer/lib/errors';
-import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
+import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
   channelValue,
@@ -14,8 +15,17 @@ import {
 
 /**
  * Email over SMTP with nodemailer. `secure: true` is TLS from the first byte (port 465); otherwise the connection is
- * upgraded with STARTTLS whenever the server offers it (port 587 or 25). One connection per message: simple, and an
- * aborted or failed send never leaves a half-used connection behind for the next one.
+ * upgraded with STARTTLS whenever the server offers it (port 587 or 25). Deliveries share a pool of connections per
+ * vendor (nodemailer's `pool: true`, 100 messages a connection), so a broadcast does not greet and log in once per
+ * mail; a changed config gets a new pool and the old one is closed, an idle pool closes after 90 s, and every pool
+ * at shutdown (`close`). The vendor `test` action opens a connection of its own.
+ *
+ * A pooled send keeps the deadline rules of one connection per send: the pool has as many connections as the worker
+ * has sends in flight (SendContext.parallelSends), so a send's deadline never runs while it waits for a connection;
+ * a deadline that ends a send closes that send's connection (nodemailer), so no later send inherits a session left
+ * in the middle of DATA. A message may then already be with the server (at least once, as without the pool). The
+ * pool sends a message again on another connection only when not a byte of it went out (the server closed an idle
+ * connection), and never after the deadline.
  */
 export const SmtpConfigSchema = Type.Object(
   {
@@ -81,13 +91,15 @@ function configProblem(config: Record<string, unknown>): DeliveryOutcome | undef
   return undefined;
 }
 
-function transportOf(config: Record<string, unknown>, timeoutMs: number) {
+/** A transport with a connection of its own, or with `poolSize`, a pool of up to that many connections. */
+function transportOf(config: Record<string, unknown>, timeoutMs: number, poolSize?: number) {
   const { username, password } = config;
   const secure = config.secure === true;
   // The attempt's deadline decides; nodemailer's own timers are a backstop a little later, so a slow server ends
   // with the same reason whichever phase it stalled in.
   const backstop = timeoutMs + 1000;
   return nodemailer.createTransport({
+    ...(poolSize ? { pool: true as const, maxConnections: poolSize } : {}),
     host: config.host as string,
     port: typeof config.port === 'number' ? config.port : secure ? 465 : 587,
     secure,
@@ -101,7 +113,62 @@ function transportOf(config: Record<string, unknown>, timeoutMs: number) {
   });
 }
 
-async function send(vendor: VendorConfig, request: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+type Transport = ReturnType<typeof transportOf>;
+
+/**
+ * An idle pool is one no send has used for `idleCloseMs`: longer than any attempt (timeout_ms is at most 60 s). Tests
+ * shorten it; `pooled: false` is one connection per send, what bench/smtp-broadcast.ts compares the pool with.
+ */
+export const smtpPoolSettings = { idleCloseMs: 90_000, pooled: true };
+/** The size of a pool opened by a send that does not say how many may run at once (a vendor test, a test run). */
+const DEFAULT_POOL_SIZE = 5;
+/** The pool of each vendor, with the config and the size it was opened for. */
+const pools = new Map<string, { fingerprint: string; size: number; transport: Transport; idle: NodeJS.Timeout }>();
+
+/**
+ * The vendor's pooled transport, opened anew (the old one closed) when its config changed, or when the worker runs
+ * more sends at once than the pool has connections. Sized so, a send never waits in the pool behind others while
+ * its deadline runs: nodemailer opens a connection only when a message finds none free, so the pool never holds more
+ * connections than the sends in flight, as many as one connection per send would open.
+ */
+function pooledTransport(vendor: VendorConfig, timeoutMs: number, parallelSends: number | undefined): Transport {
+  const fingerprint = createHash('sha256').update(JSON.stringify(vendor.config)).digest('hex');
+  const held = pools.get(vendor.id);
+  if (held && held.fingerprint === fingerprint && held.size >= (parallelSends ?? 0)) {
+    held.idle.refresh();
+    return held.transport;
+  }
+  if (held) closePool(vendor.id);
+  const size = parallelSends ?? DEFAULT_POOL_SIZE;
+  const transport = transportOf(vendor.config, timeoutMs, size);
+  const idle = setTimeout(() => closePool(vendor.id), smtpPoolSettings.idleCloseMs).unref();
+  pools.set(vendor.id, { fingerprint, size, transport, idle });
+  return transport;
+}
+
+/** Closes the pool's idle connections now; one in the middle of a send finishes it first (nodemailer's close). */
+function closePool(vendorId: string) {
+  const held = pools.get(vendorId);
+  if (!held) return;
+  pools.delete(vendorId);
+  clearTimeout(held.idle);
+  held.transport.close();
+}
+
+/** Every pool closed (shutdown); the next send opens its vendor's again. */
+export async function closeSmtpPools() {
+  for (const vendorId of [...pools.keys()]) closePool(vendorId);
+}
+
+/** How many pools are open (tests). */
+export const openSmtpPools = () => pools.size;
+
+async function send(
+  vendor: VendorConfig,
+  request: DeliveryRequest,
+  signal: AbortSignal,
+  context?: SendContext,
+): Promise<DeliveryOutcome> {
   const config = vendor.config;
   const problem = configProblem(config);
   if (problem) return problem;
@@ -113,7 +180,10 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
 
   const timeoutMs = timeoutOf(config);
-  const transporter = transportOf(config, timeoutMs);
+  const pooled = smtpPoolSettings.pooled;
+  const transporter = pooled
+    ? pooledTransport(vendor, timeoutMs, context?.parallelSends)
+    : transportOf(config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -140,7 +210,7 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   } catch (error) {
     return outcomeOfError(error as NodemailerError, deadline);
   } finally {
-    transporter.close();
+    if (!pooled) transporter.close();
   }
 }
 
@@ -173,4 +243,5 @@ export const smtpProvider: Provider = withoutSecrets({
   configSchema: SmtpConfigSchema,
   send,
   check,
+  close: closeSmtpPools,
 });
