@@ -87,6 +87,11 @@ export interface Provider {
   check?(vendor: VendorConfig, signal: AbortSignal): Promise<DeliveryOutcome>;
   /** Asks the vendor for status callbacks when the send context has a `statusCallbackUrl` (Twilio). */
   readonly statusCallbacks?: true;
+  /**
+   * Loads what its calls need, when the worker starts: a module loaded at the first call would spend that call's
+   * deadline on it (undici: about a second on a busy machine).
+   */
+  warm?(): Promise<void>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

@@ -99,6 +99,7 @@ export class Engine {
       log,
       render: (request, handle, memo) => render(request, handle, memo),
     };
+    await Promise.all([...this.options.providers.values()].map((provider) => provider.warm?.()));
     await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
     const delivery: DeliveryDeps = {
       db,
@@ -111,6 +112,7 @@ export class Engine {
       deliveryTimeoutMs: this.options.deliveryTimeoutMs,
       retryDelayScale: this.options.retryDelayScale ?? 1,
       publicUrl: this.options.publicUrl,
+      templatesMarked: new Map(),
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
 
