@@ -70,8 +70,9 @@ export async function startBackground(input: {
   readyText: string;
 }): Promise<Server> {
   const log = openSync(input.logFile, 'a');
+  // A worker's health port is not the harness's: any free one (another bench's worker may hold the default 3000).
   const child = spawn(process.execPath, input.nodeArgs, {
-    env: input.env as NodeJS.ProcessEnv,
+    env: { ...input.env, PORT: '0' } as NodeJS.ProcessEnv,
     stdio: ['ignore', log, log],
   });
   closeSync(log);

@@ -164,12 +164,22 @@ function engineChecks(results: ScenarioResult[], embedded: boolean): TargetCheck
         : `${fixed(providerRatio, 2)} × (${int(oneWorker!.perSecond!)} → ${int(twoWorkers!.perSecond!)} deliveries/s)`,
     pass: providerRatio === undefined ? null : providerRatio >= 1.6,
   });
+  const fourteen = find(results, '14');
+  const held =
+    fourteen?.status === 'measured' ? fourteen.notes?.find((n) => n.startsWith('highest offered')) : undefined;
+  const heldRate = held ? Number(/([\d,]+) triggers\/s/.exec(held)?.[1]?.replace(/,/g, '')) : undefined;
+  checks.push({
+    scenario: '14',
+    target: 'sustained end to end: ≥ 4,000 triggers/s offered with a flat backlog (API + one worker)',
+    measured: fourteen?.status === 'measured' ? (held ?? fourteen.notes?.[0] ?? '–') : why(fourteen),
+    pass: fourteen?.status === 'measured' ? (heldRate ?? 0) >= 4000 : null,
+  });
   const peaks = results.flatMap((r) => r.engine ?? []);
   const api = Math.max(0, ...peaks.map((f) => f.apiPeakRssMb ?? 0));
   const worker = Math.max(0, ...peaks.map((f) => f.workerPeakRssMb ?? 0));
   if (!embedded && peaks.length > 0)
     checks.push({
-      scenario: '8–13',
+      scenario: '8–14',
       target: 'peak RSS of the API and of a worker < 250 MB each',
       measured: `API ${fixed(api)} MB, worker ${fixed(worker)} MB`,
       pass: api < 250 && worker < 250,

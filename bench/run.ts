@@ -16,6 +16,7 @@ import {
   fanOuts,
   idleLatency,
   providerBoundWorkers,
+  sustained,
   seedEngine,
   startSink,
   triggerAccept,
@@ -93,7 +94,7 @@ async function runScenarios(
   await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
   await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
   // The engine's scenarios run before 2 and 3, whose writes change subscriptions and preferences.
-  if (['8', '9', '10', '11', '12', '13'].some((id) => wants(options, id))) {
+  if (['8', '9', '10', '11', '12', '13', '14'].some((id) => wants(options, id))) {
     const sink = await startSink();
     try {
       const ectx = await engine();
@@ -108,6 +109,7 @@ async function runScenarios(
         twoByTwo(ectx, results.find((r) => r.id === '9')?.engine?.[0]),
       );
       await step(['13'], 'a second worker, provider-bound deliveries', () => providerBoundWorkers(ectx, sink));
+      await step(['14'], 'sustained end to end', () => sustained(ectx));
     } finally {
       await sink.close();
     }

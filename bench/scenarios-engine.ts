@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Agent, request } from 'undici';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ORGANIZATION, randomInts, userId } from './data.js';
@@ -335,6 +336,7 @@ const SCENARIO_TITLES = {
   '11': 'trigger → inbox message delivered, idle system, one at a time',
   '12': 'two API + two worker processes: trigger accept across both APIs, fan-out on both workers',
   '13': 'a second worker when deliveries wait on the provider: webhook fan-out to a sink answering in 100 ms',
+  '14': 'sustained end to end: single-recipient triggers (send_inbox) offered at a fixed rate, API + one worker',
 } as const;
 
 const engineResult = (
@@ -601,6 +603,137 @@ export async function providerBoundWorkers(
       `the sink answers every POST after ${PROVIDER_BOUND.delayMs} ms`,
     ],
   );
+}
+
+/** Triggers accepted and inbox messages written since `since` (the database's clock), of the inbox workflow. */
+async function endToEnd(ctx: EngineContext, since: Date) {
+  const { rows } = await ctx.query!<{ accepted: number; delivered: number }>(
+    `select (select count(*)::int from executions where workflow_slug = $1 and created_at >= $2) as accepted,
+            (select count(*)::int from messages where workflow_slug = $1 and created_at >= $2
+               and status = 'delivered') as delivered`,
+    [WORKFLOWS.inbox, since],
+  );
+  return rows[0]!;
+}
+
+/**
+ * Offers `rate` triggers a second for `seconds`, open loop: every 10 ms the requests due by then go out, whatever
+ * the answers so far (at most `inFlight` unanswered: beyond that a request is counted as not offered, and the rate
+ * cannot be offered on this machine). Answers with the 202s and their latencies.
+ */
+async function offer(ctx: EngineContext, next: () => RequestSpec, rate: number, seconds: number) {
+  const agent = new Agent({ connections: 128 });
+  const inFlight = 1000;
+  const latencies: number[] = [];
+  let pending = 0;
+  let accepted = 0;
+  let refused = 0;
+  let skipped = 0;
+  let sent = 0;
+  const started = Date.now();
+  const calls: Promise<void>[] = [];
+  const one = async (spec: RequestSpec) => {
+    const at = performance.now();
+    pending += 1;
+    try {
+      const answer = await request(`${ctx.main.url}${spec.path}`, {
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+        dispatcher: agent,
+      });
+      await answer.body.dump();
+      if (answer.statusCode === 202) {
+        accepted += 1;
+        latencies.push(performance.now() - at);
+      } else refused += 1;
+    } catch {
+      refused += 1;
+    } finally {
+      pending -= 1;
+    }
+  };
+  while (Date.now() - started < seconds * 1000) {
+    const due = Math.floor(((Date.now() - started) / 1000) * rate);
+    for (; sent < due; sent += 1) {
+      if (pending >= inFlight) skipped += 1;
+      else calls.push(one(next()));
+    }
+    await sleep(10);
+  }
+  await Promise.all(calls);
+  await agent.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { accepted, refused, skipped, p50: at(0.5), p99: at(0.99) };
+}
+
+/**
+ * Scenario 14 (issue #30, point 2): single-recipient triggers offered at a fixed rate for a while, API and one
+ * worker, stepping the rate up. Per rate: accepted/s, delivered/s over the same window, the backlog (accepted, not
+ * yet delivered) at the end of the window, and the CPU per trigger of the API, the worker and PostgreSQL from the
+ * first request to the backlog drained. A rate holds when the backlog at the end is under two seconds of it; the
+ * stepping stops at the first rate that does not hold.
+ */
+export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
+  const scenario = { id: '14', title: SCENARIO_TITLES['14'], connections: 0 };
+  if (!ctx.query)
+    return notRun(scenario, { ok: false, status: 'unavailable', reason: 'counted through a connection of its own' });
+  const quick = ctx.sizes.users < 100_000;
+  const seconds = quick ? 10 : 60;
+  const rates = quick ? [250, 500, 1000, 2000, 4000] : [500, 1000, 2000, 3000, 4000, 5000, 6000];
+  const users = randomInts(5000, ctx.sizes.users, 14).map(userId);
+  const requests = users.map((id) => triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
+  const check = await probe(ctx.herald, requests[0]!, 'POST /trigger/');
+  if (!check.ok) return notRun(scenario, check);
+  await ctx.workers(1);
+  await warmEngineTables(ctx, requests);
+  const rows: EngineFigures[] = [];
+  const notes: string[] = [];
+  let best: number | undefined;
+  for (const rate of rates) {
+    await drain(ctx, 60);
+    ctx.sampler.reset();
+    ctx.workerPeaks(true);
+    const since = (await ctx.query<{ now: Date }>('select now() as now')).rows[0]!.now;
+    const before = await snapshot(ctx);
+    const offered = await offer(ctx, cycle(requests), rate, seconds);
+    const atEnd = await endToEnd(ctx, since);
+    const drained = await drain(ctx, 120);
+    const cpu = await cpuSince(ctx, before, [ctx.herald.pid], offered.accepted);
+    const backlog = atEnd.accepted - atEnd.delivered;
+    const holds = offered.skipped === 0 && offered.refused === 0 && backlog <= 2 * rate;
+    if (holds) best = rate;
+    const total = cpu.workers + cpu.api + (cpu.database ?? 0);
+    rows.push({
+      what: `offered ${rate.toLocaleString('en-US')}/s for ${seconds} s`,
+      messages: offered.accepted,
+      seconds,
+      perSecond: offered.accepted / seconds,
+      cpuUsPerMessage: cpu,
+      p50: offered.p50,
+      p99: offered.p99,
+      apiPeakRssMb: ctx.sampler.peak(),
+      workerPeakRssMb: Math.max(0, ...ctx.workerPeaks()),
+      note: [
+        `delivered ${Math.round(atEnd.delivered / seconds).toLocaleString('en-US')}/s in the window`,
+        `backlog at the end ${backlog.toLocaleString('en-US')}`,
+        drained === undefined ? 'not drained in 120 s' : `drained ${drained.toFixed(1)} s later`,
+        `CPU per trigger in all ${Math.round(total).toLocaleString('en-US')} µs`,
+        offered.refused + offered.skipped ? `${offered.refused} refused, ${offered.skipped} not offered` : '',
+        holds ? 'holds' : '**backlog grows**',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    });
+    if (!holds) break;
+  }
+  notes.push(
+    best === undefined
+      ? 'no offered rate held (the backlog grew at the lowest)'
+      : `highest offered rate with a flat backlog: ${best.toLocaleString('en-US')} triggers/s`,
+  );
+  return engineResult('14', 0, rows, [], notes);
 }
 
 export type { LoadFigures };

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { findCategory } from '../domain/preference-category-rules.js';
 import type { PreferenceLinkPayload } from '../domain/preference-links.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
-import type { RenderMemo, RenderOutcome, RenderRequest } from './rendering.js';
+import { memoized, type RenderMemo, type RenderOutcome, type RenderRequest } from './rendering.js';
 
 /** How long a preference or unsubscribe link in a message works (ours: the hosted platform does not say). */
 export const PREFERENCE_LINK_TTL_SECONDS = 60 * 86_400;
@@ -57,7 +57,11 @@ export function withPreferenceLinks(render: Render, options: PreferenceLinkOptio
     };
     const outcome = await render({ ...request, context }, db, memo);
     if (!outcome.ok || request.channel !== 'email' || !request.category) return outcome;
-    const live = await findLivePreferenceCategories(db ?? defaultDb, Number(request.workspaceId));
+    // Read once per batch of renders (the memo), not once per email.
+    const workspaceId = Number(request.workspaceId);
+    const live = await memoized(memo, `categories\u0000${workspaceId}`, () =>
+      findLivePreferenceCategories(db ?? defaultDb, workspaceId),
+    );
     const category = findCategory(live.root_categories, request.category);
     if (!category || category.default_preference === 'cant_unsubscribe') return outcome;
     return { ...outcome, content: { ...outcome.content, list_unsubscribe: unsubscribeUrl } };

@@ -95,6 +95,11 @@ export interface Provider {
   readonly statusCallbacks?: true;
   /** Closes what the provider keeps between sends (connections), at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Loads what its calls need, when the worker starts: a module loaded at the first call would spend that call's
+   * deadline on it (undici: about a second on a busy machine).
+   */
+  warm?(): Promise<void>;
 }
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;

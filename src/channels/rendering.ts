@@ -172,7 +172,8 @@ function renderContent(variant: CompiledVariant, root: Record<string, unknown>, 
  */
 export type RenderMemo = Map<string, Promise<unknown>>;
 
-const memoized = <T>(memo: RenderMemo | undefined, key: string, read: () => Promise<T>): Promise<T> => {
+/** `read`'s answer, once per memo and key (no memo: read each time). */
+export const memoized = <T>(memo: RenderMemo | undefined, key: string, read: () => Promise<T>): Promise<T> => {
   if (!memo) return read();
   let value = memo.get(key) as Promise<T> | undefined;
   if (!value) memo.set(key, (value = read()));

@@ -8,7 +8,7 @@ import {
 import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
-import type { Db } from '../db/database.js';
+import type { Db, Trx } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import { timeoutOf } from '../channels/providers/shared.js';
@@ -61,12 +61,20 @@ export interface DeliveryDeps {
   publicUrl?: string;
   /** The most provider calls this worker makes at once (SendContext.parallelSends: the SMTP pool's size). */
   parallelSends?: number;
+  /**
+   * When this process last marked each template triggered (workspace and slug): `last_triggered_at` moves only
+   * when a second has passed, so a mark within the second is skipped without a statement.
+   */
+  templatesMarked?: Map<string, number>;
 }
 
 /** How long after its vendor's `timeout_ms` the engine ends a call the provider has not (a provider names its own timeout). */
 const BACKSTOP_MS = 1000;
 const NEVER = new AbortController().signal;
 const FIRST_RETRY_MS = 5000;
+/** How often `last_triggered_at` moves (repositories/templates.ts `markTemplateTriggered`). */
+const TEMPLATE_MARK_MS = 1000;
+const MARKS_KEPT = 10_000;
 
 /** The wait before attempt `attempt + 1`: 2.5–5 s, then doubling, with jitter; Retry-After wins (already capped). */
 export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random = Math.random()) {
@@ -358,8 +366,14 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     if (!vendor) settled.push({ row, update: noProvider(row) });
     else calls.push({ job, row, vendors: ordered, vendor, rendered });
   }
-  for (const { workspaceId, slug } of templatesUsed.values())
-    await markTemplateTriggered(db, workspaceId, slug, new Date(deps.now()));
+  for (const [key, { workspaceId, slug }] of templatesUsed) {
+    const now = deps.now();
+    const marked = deps.templatesMarked;
+    if (now - (marked?.get(key) ?? -Infinity) < TEMPLATE_MARK_MS) continue;
+    await markTemplateTriggered(db, workspaceId, slug, new Date(now));
+    if (marked && marked.size >= MARKS_KEPT) marked.clear();
+    marked?.set(key, now);
+  }
   return { settled, calls };
 }
 
@@ -390,17 +404,18 @@ export async function sendDeliveries(
   // Saving gives up only when the worker stops; with no call made there is nothing to keep.
   const stopped = prepared.calls.length ? deps.queue.stopSignal : AbortSignal.abort();
   try {
+    // The retries' jobs in the transaction of the outcomes; none, the outcomes alone are one statement.
+    const retries = sent.filter((s) => s.retry !== undefined);
+    const queueRetries = async (trx: Trx) => {
+      for (const channel of new Set(retries.map((r) => r.row.channel)))
+        await deps.queue.sendMany(
+          trx,
+          deliveryQueue(channel),
+          retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
+        );
+    };
     await whenDatabaseAnswers(
-      () =>
-        saveStatusChanges(deps.db, changes, async (trx) => {
-          const retries = sent.filter((s) => s.retry !== undefined);
-          for (const channel of new Set(retries.map((r) => r.row.channel)))
-            await deps.queue.sendMany(
-              trx,
-              deliveryQueue(channel),
-              retries.filter((r) => r.row.channel === channel).map((r) => retryJob(r.row, r.retry!)),
-            );
-        }),
+      () => saveStatusChanges(deps.db, changes, retries.length ? queueRetries : undefined),
       stopped,
     );
   } catch (error) {

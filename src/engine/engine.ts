@@ -99,6 +99,7 @@ export class Engine {
       log,
       render: (request, handle, memo) => render(request, handle, memo),
     };
+    await Promise.all([...this.options.providers.values()].map((provider) => provider.warm?.()));
     await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
     const delivery: DeliveryDeps = {
       db,
@@ -114,6 +115,7 @@ export class Engine {
       // Each delivery queue's slots times its batch, whose calls go out side by side; a channel's jobs may sit on
       // its own queue and on the older shared one.
       parallelSends: 2 * concurrency * BATCH_SIZE,
+      templatesMarked: new Map(),
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
 

@@ -144,6 +144,8 @@ describe('batched run steps and deliveries', () => {
     let sink: Awaited<ReturnType<typeof startWebhookReceiver>>;
     beforeAll(async () => {
       sink = await startWebhookReceiver(SECRET);
+      // As the engine does when it starts (src/engine/engine.ts): the deliveries below are made by hand.
+      await Promise.all([...providers.values()].map((provider) => provider.warm?.()));
     });
     afterAll(async () => {
       await sink.close();

@@ -176,13 +176,14 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
     }
     return scrubSecrets(outcome, secretsOf(vendor.config, extraSecretKeys, request));
   };
-  const { check, close } = provider;
+  const { check, close, warm } = provider;
   return {
     ...(close ? { close: () => close() } : {}),
     name: provider.name,
     channels: provider.channels,
     configSchema: provider.configSchema,
     ...(provider.statusCallbacks ? { statusCallbacks: true as const } : {}),
+    ...(warm ? { warm } : {}),
     send: (vendor, request, signal, context) =>
       guarded(vendor, request, () => provider.send(vendor, request, signal, context)),
     ...(check
