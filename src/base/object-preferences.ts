@@ -13,6 +13,7 @@ import {
 import { notFoundErrors } from '../errors.js';
 import { presentCategory, presentChannelPreferences, presentUserPreferences } from '../presenters/preferences.js';
 import { readObjectPreferences, writeObjectPreferences } from '../services/object-preferences.js';
+import { objectRefOf } from '../services/objects.js';
 import { OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import { ObjectParamsSchema } from '../schemas/objects.js';
 import {
@@ -44,10 +45,6 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
   const tags = ['object preferences'];
   const config = { errorShape: 'short' as const };
   const errors = shortErrors(400, 401, 404);
-  const refOf = (params: { object_type: string; id: string }) => ({
-    objectType: params.object_type,
-    objectId: params.id,
-  });
   /** Locks the tenant, reads the live categories, builds the update from them, writes it. */
   const write = (
     workspaceId: number,
@@ -80,7 +77,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return presentUserPreferences(roots, state);
     },
@@ -105,7 +102,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { roots, state } = await write(
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
         (live) => ({
           channels: readChannelPreferences(request.body.channel_preferences ?? [], 'channel_preferences'),
           categories: readCategoryChoices(
@@ -138,7 +135,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return offsetPage(categoriesOf(roots), { limit, offset }, (category) => presentCategory(category, state));
     },
@@ -162,7 +159,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       const category = findCategory(roots, request.params.category_slug);
       if (!category) throw notFoundErrors.category(request.params.category_slug);
@@ -190,7 +187,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { roots, state } = await write(
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
         (live) => {
           if (!findCategory(live, slug)) throw notFoundErrors.category(slug);
           return { channels: [], categories: [readCategoryChoice(slug, request.body, '')] };
@@ -218,7 +215,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return { channel_preferences: presentChannelPreferences(state) };
     },
@@ -239,7 +236,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) => {
-      const { state } = await write(request.workspace.id, request.query.tenant_id, refOf(request.params), () => ({
+      const { state } = await write(request.workspace.id, request.query.tenant_id, objectRefOf(request.params), () => ({
         channels: readChannelPreferences(request.body.channel_preferences, 'channel_preferences'),
         categories: [],
       }));
