@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import nodemailer from 'nodemailer';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
 import {
@@ -81,7 +80,11 @@ function configProblem(config: Record<string, unknown>): DeliveryOutcome | undef
   return undefined;
 }
 
-function transportOf(config: Record<string, unknown>, timeoutMs: number) {
+// Loaded at the first send or check (shared.ts, loadJose).
+let nodemailerModule: Promise<typeof import('nodemailer')> | undefined;
+
+async function transportOf(config: Record<string, unknown>, timeoutMs: number) {
+  const { default: nodemailer } = await (nodemailerModule ??= import('nodemailer'));
   const { username, password } = config;
   const secure = config.secure === true;
   // The attempt's deadline decides; nodemailer's own timers are a backstop a little later, so a slow server ends
@@ -113,7 +116,7 @@ async function send(vendor: VendorConfig, request: DeliveryRequest, signal: Abor
   if (!nonEmptyString(html) && !nonEmptyString(text)) return refused('the rendered content has neither html nor text');
 
   const timeoutMs = timeoutOf(config);
-  const transporter = transportOf(config, timeoutMs);
+  const transporter = await transportOf(config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -149,7 +152,7 @@ async function check(vendor: VendorConfig, signal: AbortSignal): Promise<Deliver
   const problem = configProblem(vendor.config);
   if (problem) return problem;
   const timeoutMs = timeoutOf(vendor.config);
-  const transporter = transportOf(vendor.config, timeoutMs);
+  const transporter = await transportOf(vendor.config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   // verify() takes no signal: the deadline ends the wait, and close() the connection.
   const aborted = new Promise<never>((_, reject) =>
