@@ -219,6 +219,7 @@ describe('herald/testing: the clock', () => {
     expect(Date.now() - began).toBeLessThan(5_000);
     // With the real timers back, the same advance runs the delay and its send.
     await herald.clock.advance('2h');
-    expect(sent('faked').map((delivery) => delivery.node)).toEqual(['late']);
+    // (A node's ref is its type and place, send_email_1, not its name.)
+    expect(sent('faked').map((delivery) => delivery.node)).toEqual(['send_email_1']);
   });
 });
