@@ -44,8 +44,16 @@ let spare: PGlite | undefined;
 /** One secret key per process: the emulator's workspaces are in memory and die with it. */
 const SECRET_KEY = randomBytes(32).toString('base64url');
 const POLL_MS = 5;
-/** The longest `advance` waits for due work to finish before saying what is stuck. */
-const DRAIN_TIMEOUT_MS = 60_000;
+/** The longest one `advance` takes in real time before it fails, saying what is stuck. */
+const ADVANCE_TIMEOUT_MS = 60_000;
+/**
+ * The timers as this module found them. A test that fakes timers afterwards (vi.useFakeTimers, jest's, sinon's)
+ * stops the queue's polling, which runs on them: `advance` checks for that and keeps its own deadline on these, so
+ * it fails instead of waiting on a timer that never fires.
+ */
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+const realNow = Date.now;
 const PARSERS = { 20: Number, 1700: Number };
 
 async function migrate(): Promise<{ storage: Storage; fresh: PGlite }> {
@@ -124,12 +132,32 @@ function makeClock(db: Db, queue: Queue, startAt: number | undefined) {
   const wakeAll = () => {
     for (const name of ALL_QUEUES) queue.wake(db, name);
   };
-  const drain = async () => {
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    while ((await busyJobs(db, schema)) > 0) {
-      if (Date.now() > deadline)
-        throw new Error(`herald/testing: jobs still running after ${DRAIN_TIMEOUT_MS / 1000} s of waiting`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  /** `work`, or the advance's failure once its deadline passes first (a query behind a stuck job waits too). */
+  const beforeDeadline = <T>(work: Promise<T>, deadline: number, stuck: () => string): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = realSetTimeout(
+        () =>
+          reject(
+            new Error(
+              `herald/testing: clock.advance gave up after ${ADVANCE_TIMEOUT_MS / 1000} s of real time: ${stuck()}`,
+            ),
+          ),
+        Math.max(0, deadline - realNow()),
+      );
+    });
+    return Promise.race([work, late]).finally(() => realClearTimeout(timer));
+  };
+  const drain = async (deadline: number) => {
+    let busy = 0;
+    const stuck = () =>
+      busy > 0 ? `${busy} job(s) still running or due, never finished` : 'the database did not answer';
+    while ((busy = await beforeDeadline(busyJobs(db, schema), deadline, stuck)) > 0) {
+      if (realNow() > deadline)
+        throw new Error(
+          `herald/testing: clock.advance gave up after ${ADVANCE_TIMEOUT_MS / 1000} s of real time: ${stuck()}`,
+        );
+      await new Promise((resolve) => realSetTimeout(resolve, POLL_MS));
     }
   };
   /** Moves Herald's time by `ms`: every waiting job is that much nearer its time by the database's clock. */
@@ -146,17 +174,24 @@ function makeClock(db: Db, queue: Queue, startAt: number | undefined) {
       const ms = typeof duration === 'number' ? duration : parseDuration(duration);
       if (ms === undefined || !Number.isFinite(ms) || ms < 0)
         throw new TypeError(`clock.advance takes milliseconds or a duration like 1d2h30m, not ${String(duration)}`);
+      if (globalThis.setTimeout !== realSetTimeout)
+        throw new Error(
+          'herald/testing: clock.advance cannot run under fake timers (vi.useFakeTimers, jest.useFakeTimers, sinon): ' +
+            "Herald's queue polls on real timers; restore them (vi.useRealTimers()) and move Herald's time with clock.advance",
+        );
+      // One deadline for the whole advance: a job that never finishes, or one that keeps falling due again, fails it.
+      const deadline = realNow() + ADVANCE_TIMEOUT_MS;
       let left = ms;
       // Step from one due time to the next, finishing the work of each before the next begins.
       for (;;) {
-        await drain();
-        const next = await nextDueIn(db, schema);
+        await drain(deadline);
+        const next = await beforeDeadline(nextDueIn(db, schema), deadline, () => 'the database did not answer');
         const step = next === undefined ? left : Math.min(next, left);
         await shift(step);
         left -= step;
         if (left <= 0) break;
       }
-      await drain();
+      await drain(deadline);
     },
   };
   return { clock, ahead: () => ahead };

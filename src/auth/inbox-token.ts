@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import type { importSPKI } from 'jose';
 import type { Db } from '../db/database.js';
 import { HttpError, unauthorized } from '../errors.js';
 import { findInboxVerificationKeys } from '../repositories/inbox-keys.js';
@@ -11,9 +11,12 @@ export interface InboxSubscriber {
   tenantId: string | null;
 }
 
+// jose, loaded at the first inbox call rather than at the start (it serves nothing before one).
+let jose: Promise<typeof import('jose')> | undefined;
+
 const importedKeys = new Map<string, ReturnType<typeof importSPKI>>();
 // Imported keys are cached by their PEM (immutable for a uid); bounded, since keys are few per workspace.
-function importKey(pem: string) {
+function importKey(pem: string, { importSPKI }: typeof import('jose')) {
   let key = importedKeys.get(pem);
   if (!key) {
     key = importSPKI(pem, 'ES256');
@@ -44,9 +47,10 @@ export async function verifyInboxConnection(
   if (!publicKey || !token) throw unauthorized();
   const found = await findKeys(db, publicKey);
   if (!found || found.signingKeys.length === 0) throw unauthorized();
+  const library = await (jose ??= import('jose'));
   let kid: string | undefined;
   try {
-    kid = decodeProtectedHeader(token).kid;
+    kid = library.decodeProtectedHeader(token).kid;
   } catch {
     throw unauthorized();
   }
@@ -54,7 +58,7 @@ export async function verifyInboxConnection(
   const candidates = kid ? found.signingKeys.filter((key) => key.uid === kid) : found.signingKeys;
   for (const candidate of candidates) {
     try {
-      const { payload } = await jwtVerify(token, await importKey(candidate.pem), {
+      const { payload } = await library.jwtVerify(token, await importKey(candidate.pem, library), {
         algorithms: ['ES256'],
         requiredClaims: ['exp', 'entity_id'],
       });

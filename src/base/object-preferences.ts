@@ -5,6 +5,7 @@ import { beginPreferenceWrite, type PreferenceUpdate } from '../services/user-pr
 import { notFoundErrors } from '../errors.js';
 import { presentCategory, presentChannelPreferences, presentUserPreferences } from '../presenters/preferences.js';
 import { readObjectPreferences, writeObjectPreferences } from '../services/object-preferences.js';
+import { objectRefOf } from '../services/objects.js';
 import { OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import { ObjectParamsSchema } from '../schemas/objects.js';
 import {
@@ -38,10 +39,6 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
   const tags = ['object preferences'];
   const config = { errorShape: 'short' as const };
   const errors = shortErrors(400, 401, 404);
-  const refOf = (params: { object_type: string; id: string }) => ({
-    objectType: params.object_type,
-    objectId: params.id,
-  });
   /** Locks the tenant, reads the live categories, builds the update from them, writes it. */
   const write = (
     workspaceId: number,
@@ -74,7 +71,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return presentUserPreferences(roots, state);
     },
@@ -99,7 +96,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { roots, state } = await write(
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
         (live) => ({
           channels: readChannelPreferences(request.body.channel_preferences ?? [], 'channel_preferences'),
           categories: readCategoryChoices(
@@ -132,7 +129,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return offsetPage(categoriesOf(roots), { limit, offset }, (category) => presentCategory(category, state));
     },
@@ -156,7 +153,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       const category = findCategory(roots, request.params.category_slug);
       if (!category) throw notFoundErrors.category(request.params.category_slug);
@@ -184,7 +181,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { roots, state } = await write(
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
         (live) => {
           if (!findCategory(live, slug)) throw notFoundErrors.category(slug);
           return { channels: [], categories: [readCategoryChoice(slug, request.body, '')] };
@@ -212,7 +209,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
         app.db,
         request.workspace.id,
         request.query.tenant_id,
-        refOf(request.params),
+        objectRefOf(request.params),
       );
       return { channel_preferences: presentChannelPreferences(state) };
     },
@@ -233,7 +230,7 @@ export const objectPreferenceRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) => {
-      const { state } = await write(request.workspace.id, request.query.tenant_id, refOf(request.params), () => ({
+      const { state } = await write(request.workspace.id, request.query.tenant_id, objectRefOf(request.params), () => ({
         channels: readChannelPreferences(request.body.channel_preferences, 'channel_preferences'),
         categories: [],
       }));

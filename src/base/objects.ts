@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
-import { deleteObject, deleteObjects, editObject, getObject, listObjects, upsertObject } from '../services/objects.js';
+import {
+  deleteObject,
+  deleteObjects,
+  editObject,
+  getObject,
+  listObjects,
+  objectRefOf,
+  upsertObject,
+} from '../services/objects.js';
 import { NoContent, ref, errors } from '../schemas/common.js';
 import { cursorList, CursorQuerySchema } from '../schemas/cursor.js';
 import { EditBodySchema, EntityUpsertBodySchema } from '../schemas/entity-operations.js';
@@ -11,11 +19,6 @@ import {
   ObjectTypeParamsSchema,
 } from '../schemas/objects.js';
 import { presentObject } from '../presenters/objects.js';
-
-const refOf = (params: { object_type: string; id: string }) => ({
-  objectType: params.object_type,
-  objectId: params.id,
-});
 
 /**
  * The object reads: the list of a type and one object, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
@@ -56,7 +59,7 @@ export const objectReadRoutes =
         },
       },
       async (request) => {
-        return presentObject(await getObject(app.db, request.workspace.id, refOf(request.params)));
+        return presentObject(await getObject(app.db, request.workspace.id, objectRefOf(request.params)));
       },
     );
   };
@@ -81,7 +84,7 @@ export const objectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const row = await app.db
         .transaction()
-        .execute((trx) => upsertObject(trx, request.workspace.id, refOf(request.params), request.body));
+        .execute((trx) => upsertObject(trx, request.workspace.id, objectRefOf(request.params), request.body));
       return reply.code(201).send(presentObject(row));
     },
   );
@@ -101,7 +104,7 @@ export const objectRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const row = await app.db
         .transaction()
-        .execute((trx) => editObject(trx, request.workspace.id, refOf(request.params), request.body.operations));
+        .execute((trx) => editObject(trx, request.workspace.id, objectRefOf(request.params), request.body.operations));
       return presentObject(row);
     },
   );
@@ -118,7 +121,7 @@ export const objectRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteObject(app.db, request.workspace.id, refOf(request.params));
+      await deleteObject(app.db, request.workspace.id, objectRefOf(request.params));
       return reply.code(204).send(null);
     },
   );

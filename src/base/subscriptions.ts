@@ -7,6 +7,7 @@ import {
   listUserSubscribedTo,
   removeSubscriptions,
 } from '../services/subscriptions.js';
+import { objectRefOf } from '../services/objects.js';
 import { presentAddedSubscription, presentSubscribedTo, presentSubscriber } from '../presenters/subscriptions.js';
 import { NoContent, ref, errors } from '../schemas/common.js';
 import { cursorList, CursorQuerySchema } from '../schemas/cursor.js';
@@ -19,11 +20,6 @@ import {
   SubscriptionSchema,
 } from '../schemas/subscriptions.js';
 import { DistinctIdParamsSchema } from '../schemas/users.js';
-
-const refOf = (params: { object_type: string; id: string }) => ({
-  objectType: params.object_type,
-  objectId: params.id,
-});
 
 /**
  * The subscription reads: an object's subscribers, what a user or an object is subscribed to, on the base surface and, as their management twin, under `/management/v1/{workspace}/`
@@ -50,7 +46,7 @@ export const subscriptionReadRoutes =
         const { parent, page } = await listSubscribers(
           app.db,
           request.workspace.id,
-          refOf(request.params),
+          objectRefOf(request.params),
           request.query,
         );
         return { meta: page.meta, results: page.results.map(presentSubscriber(parent)) };
@@ -89,7 +85,12 @@ export const subscriptionReadRoutes =
         },
       },
       async (request) => {
-        const page = await listObjectSubscribedTo(app.db, request.workspace.id, refOf(request.params), request.query);
+        const page = await listObjectSubscribedTo(
+          app.db,
+          request.workspace.id,
+          objectRefOf(request.params),
+          request.query,
+        );
         return { meta: page.meta, results: page.results.map(presentSubscribedTo) };
       },
     );
@@ -117,7 +118,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const added = await app.db
         .transaction()
         .execute((trx) =>
-          addSubscriptions(trx, request.workspace.id, refOf(request.params), recipients, properties ?? {}),
+          addSubscriptions(trx, request.workspace.id, objectRefOf(request.params), recipients, properties ?? {}),
         );
       return { results: added.map(presentAddedSubscription) };
     },
@@ -139,7 +140,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await app.db
         .transaction()
         .execute((trx) =>
-          removeSubscriptions(trx, request.workspace.id, refOf(request.params), request.body.recipients),
+          removeSubscriptions(trx, request.workspace.id, objectRefOf(request.params), request.body.recipients),
         );
       return reply.code(204).send(null);
     },

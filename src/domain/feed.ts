@@ -1,3 +1,5 @@
+import { badRequest } from '../errors.js';
+
 /**
  * The in-app feed's rules (docs/spec/engine.md §8, after the official web SDK): what a store query
  * selects and how a cursor is read. Pure: the repository turns a FeedFilter into SQL.
@@ -21,6 +23,12 @@ export interface FeedStore {
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** What a reader parsed, or the 400 naming what it could not read. */
+export function parsedOrBadRequest<T>(parsed: Parsed<T>): T {
+  if (!parsed.ok) throw badRequest(parsed.message);
+  return parsed.value;
+}
 
 const MAX_LIST = 100;
 

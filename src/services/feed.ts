@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../db/database.js';
-import { readSearchAfter, readStoreParam, readStoresParam, type Parsed } from '../domain/feed.js';
+import { readSearchAfter, readStoreParam, readStoresParam, parsedOrBadRequest } from '../domain/feed.js';
 import { applyMessageAction, statusesBefore } from '../domain/message-actions.js';
-import { badRequest, fieldError, HttpError, notFound } from '../errors.js';
+import { fieldError, HttpError, notFound } from '../errors.js';
 import { presentNotification } from '../presenters/feed.js';
 import {
   countFeed,
@@ -45,19 +45,14 @@ export function feedOwner(subscriber: FeedSubscriber, query: { distinct_id?: str
   };
 }
 
-const value = <T>(parsed: Parsed<T>): T => {
-  if (!parsed.ok) throw badRequest(parsed.message);
-  return parsed.value;
-};
-
 /** One page of the feed as the web SDK reads it. */
 export async function listNotifications(
   db: Db,
   owner: FeedOwner,
   query: { store?: string; search_after?: string; page_size?: number },
 ) {
-  const filter = value(readStoreParam(query.store));
-  const after = value(readSearchAfter(query.search_after));
+  const filter = parsedOrBadRequest(readStoreParam(query.store));
+  const after = parsedOrBadRequest(readSearchAfter(query.search_after));
   const page = await listFeed(db, owner, filter, after, query.page_size ?? 20);
   return { results: page.rows.map(presentNotification), meta: { total_count: page.total, has_more: page.hasMore } };
 }
@@ -69,7 +64,7 @@ export async function getNotification(db: Db, owner: FeedOwner, id: string) {
 }
 
 export async function countNotifications(db: Db, owner: FeedOwner, stores: string | undefined) {
-  return countFeed(db, owner, value(readStoresParam(stores)));
+  return countFeed(db, owner, parsedOrBadRequest(readStoresParam(stores)));
 }
 
 /**

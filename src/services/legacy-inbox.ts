@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
-import { readStoreParam, type Parsed } from '../domain/feed.js';
-import { badRequest, notFound, unauthorized } from '../errors.js';
+import { readStoreParam, parsedOrBadRequest } from '../domain/feed.js';
+import { notFound, unauthorized } from '../errors.js';
 import { presentNotification } from '../presenters/feed.js';
 import { findFeedMessageTenant, listFeed, type FeedOwner } from '../repositories/feed.js';
 import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
@@ -34,11 +34,6 @@ export function presentLegacyNotification(notification: ReturnType<typeof presen
   return { ...notification, seen_on: notification.read_on };
 }
 
-const value = <T>(parsed: Parsed<T>): T => {
-  if (!parsed.ok) throw badRequest(parsed.message);
-  return parsed.value;
-};
-
 /** One numbered page of the feed, over the notifications created by `before` (the client's first read). */
 export async function listLegacyNotifications(
   db: Db,
@@ -47,7 +42,7 @@ export async function listLegacyNotifications(
 ) {
   const size = query.page_size ?? 20;
   const pageNo = query.page_no ?? 1;
-  const page = await listFeed(db, owner, value(readStoreParam(query.store)), undefined, size, {
+  const page = await listFeed(db, owner, parsedOrBadRequest(readStoreParam(query.store)), undefined, size, {
     offset: (pageNo - 1) * size,
     createdUpToMs: query.before,
   });

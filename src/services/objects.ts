@@ -18,6 +18,12 @@ import type { CursorQuery } from '../schemas/cursor.js';
 
 export const objectNotFound = (ref: ObjectRef) => notFoundErrors.object(objectLabel(ref));
 
+/** The object a route's `:object_type/:id` names, as the services take it. */
+export const objectRefOf = (params: { object_type: string; id: string }): ObjectRef => ({
+  objectType: params.object_type,
+  objectId: params.id,
+});
+
 const objectState = (row: ObjectRow): EntityState => ({
   properties: row.properties,
   channels: row.channels as Channels,

@@ -1,15 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ulid } from 'ulid';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/crypto/secret-box.js';
 import { createDatabase } from '../../src/db/database.js';
-import { bootstrapWorkspace } from '../../src/services/workspaces.js';
-import { TEST_SECRET_KEY } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { createPrivateDatabase } from '../support/private-database.js';
-import { request, startServer, type ServerProcess } from '../support/server-process.js';
+import { prepareHeraldProcesses, processCallers, startServer, type ServerProcess } from '../support/server-process.js';
 import { DEFINITION } from '../support/preferences.js';
 
 const SUBSCRIBERS = 300;
@@ -34,54 +30,28 @@ describe('a worker killed mid fan-out', () => {
   it('leaves its work to the next worker: every recipient gets exactly one message', async () => {
     const database = await createPrivateDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-kill-'));
-    const env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      ENGINE_FANOUT_PAGE_SIZE: '10',
-      WORKER_CONCURRENCY: '1',
-      QUEUE_POLLING_INTERVAL_SECONDS: '0.5',
-      QUEUE_JOB_EXPIRE_SECONDS: '5',
-      QUEUE_SUPERVISE_SECONDS: '1',
-    } as NodeJS.ProcessEnv;
-    delete env.DATABASE_URL;
-    delete env.SECRET_KEY;
-    let credentials: { service_token: string; api_key: string } | undefined;
-    if (database.url) {
-      const { db } = createDatabase({ url: database.url });
-      credentials = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
-        slug: `kill-${ulid().toLowerCase()}`,
-        actor: null,
-      });
-      await db.destroy();
-      Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY, QUEUE_SCHEMA: 'pgboss' });
-    }
+    const herald = await prepareHeraldProcesses(database, {
+      dataDir,
+      slug: 'kill',
+      env: {
+        LOG_LEVEL: 'info',
+        ENGINE_FANOUT_PAGE_SIZE: '10',
+        WORKER_CONCURRENCY: '1',
+        QUEUE_POLLING_INTERVAL_SECONDS: '0.5',
+        QUEUE_JOB_EXPIRE_SECONDS: '5',
+        QUEUE_SUPERVISE_SECONDS: '1',
+      },
+      postgres: { QUEUE_SCHEMA: 'pgboss' },
+    });
+    const env = herald.env;
     let server: ServerProcess | undefined;
     try {
       server = await startServer(env);
-      credentials ??= {
-        service_token: /service token \(management\): (hst_\S+)/.exec(server.output())![1]!,
-        api_key: /API key \(base\): +(hak_\S+)/.exec(server.output())![1]!,
-      };
-      const call = (method: string, path: string, body?: unknown, management = false) =>
-        request(server!.port, {
-          method,
-          path,
-          body,
-          headers: {
-            authorization: management ? `ServiceToken ${credentials!.service_token}` : `Bearer ${credentials!.api_key}`,
-          },
-        });
-      const workspace = (
-        (await call('GET', '/management/v1/workspace/', undefined, true)).body as { results: { slug: string }[] }
-      ).results[0]!.slug;
-      const management = (method: string, path: string, body?: unknown) =>
-        call(method, `/management/v1/${workspace}${path}`, body, true);
+      const { call, management: managementAt } = await processCallers(() => server!.port, herald.credentials(server));
+      const management = (method: string, path: string, body?: unknown) => managementAt(method, path, body);
       expect((await management('POST', '/preference_category/?commit=true', DEFINITION)).status).toBe(200);
       // The real server renders with the template store: the workflow's template must exist and be live.
-      const templates = (method: string, path: string, body?: unknown) =>
-        call(method, `/management/v2/${workspace}${path}`, body, true);
+      const templates = (method: string, path: string, body?: unknown) => managementAt(method, path, body, 'v2');
       expect(
         (await templates('POST', '/template/crowd/', { name: 'Crowd', enabled_channels: ['inbox'] })).status,
       ).toBeLessThan(300);

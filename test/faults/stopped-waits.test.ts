@@ -2,16 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase } from '../../src/db/database.js';
-import { bootstrapWorkspace } from '../../src/services/workspaces.js';
-import { TEST_SECRET_KEY } from '../support/app.js';
 import { recordFigures } from '../support/figures.js';
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
 import { findCredentials } from '../support/secrets.js';
-import { request, startServer, startWorkerProcess, type ServerProcess } from '../support/server-process.js';
+import {
+  prepareHeraldProcesses,
+  processCallers,
+  request,
+  startServer,
+  startWorkerProcess,
+  succeeded,
+  type ServerProcess,
+} from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { DEFINITION } from '../support/preferences.js';
 import { until } from '../support/faults.js';
@@ -46,28 +49,18 @@ describe('every process stopped during delays, batch windows and digests', () =>
 
   it('each wait fires once after the stop, with every trigger that joined it', { timeout: 120_000 }, async () => {
     const receiver = await startWebhookReceiver(VENDOR_SECRET);
-    const env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'debug',
-      QUEUE_POLLING_INTERVAL_SECONDS: '0.5',
-      QUEUE_JOB_EXPIRE_SECONDS: '3',
-      QUEUE_SUPERVISE_SECONDS: '1',
-    } as NodeJS.ProcessEnv;
-    delete env.DATABASE_URL;
-    delete env.SECRET_KEY;
-    let credentials:
-      { service_token: string; api_key: string; workspace_key: string; workspace_secret: string } | undefined;
-    if (database.url) {
-      const { db } = createDatabase({ url: database.url });
-      credentials = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
-        slug: `stopped-${ulid().toLowerCase()}`,
-        actor: null,
-      });
-      await db.destroy();
-      Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY, QUEUE_SCHEMA: 'pgboss' });
-    }
+    const herald = await prepareHeraldProcesses(database, {
+      dataDir,
+      slug: 'stopped',
+      env: {
+        LOG_LEVEL: 'debug',
+        QUEUE_POLLING_INTERVAL_SECONDS: '0.5',
+        QUEUE_JOB_EXPIRE_SECONDS: '3',
+        QUEUE_SUPERVISE_SECONDS: '1',
+      },
+      postgres: { QUEUE_SCHEMA: 'pgboss' },
+    });
+    const env = herald.env;
     let processes: ServerProcess[] = [];
     const start = async () => {
       // PostgreSQL: the worker first (it creates the queues with the short expiry), then the API.
@@ -83,12 +76,7 @@ describe('every process stopped during delays, batch windows and digests', () =>
     };
     try {
       let api = await start();
-      credentials ??= {
-        service_token: /service token \(management\): (hst_\S+)/.exec(api.output())![1]!,
-        api_key: /API key \(base\): +(hak_\S+)/.exec(api.output())![1]!,
-        workspace_key: /workspace key \/ secret: +(\S+) \//.exec(api.output())![1]!,
-        workspace_secret: /workspace key \/ secret: +\S+ \/ (\S+)/.exec(api.output())![1]!,
-      };
+      const credentials = herald.credentials(api);
       secrets = [
         VENDOR_SECRET,
         VENDOR_HEADER,
@@ -96,28 +84,10 @@ describe('every process stopped during delays, batch windows and digests', () =>
         credentials.api_key,
         credentials.service_token,
       ];
-      const call = (method: string, path: string, body?: unknown, management = false) =>
-        request(api.port, {
-          method,
-          path,
-          body,
-          headers: {
-            authorization: management ? `ServiceToken ${credentials!.service_token}` : `Bearer ${credentials!.api_key}`,
-          },
-        });
-      const ok = async (what: string, outcome: Promise<{ status: number | 'refused'; body: unknown }>) => {
-        const result = await outcome;
-        if (typeof result.status !== 'number' || result.status >= 300)
-          throw new Error(`${what}: ${result.status} ${JSON.stringify(result.body)}`);
-        return result.body as Record<string, unknown>;
-      };
-      const workspace = (
-        (await ok('workspaces', call('GET', '/management/v1/workspace/', undefined, true))) as {
-          results: { slug: string }[];
-        }
-      ).results[0]!.slug;
+      const callers = await processCallers(() => api.port, credentials);
+      const call = callers.call;
       const management = (method: string, path: string, body?: unknown, version = 'v1') =>
-        ok(`${method} ${path}`, call(method, `/management/${version}/${workspace}${path}`, body, true));
+        succeeded(`${method} ${path}`, callers.management(method, path, body, version));
       await management('POST', '/preference_category/?commit=true', DEFINITION);
       await management('POST', '/template/note/', { name: 'Note', enabled_channels: ['inbox', 'email'] }, 'v2');
       await management(
@@ -167,7 +137,7 @@ describe('every process stopped during delays, batch windows and digests', () =>
         });
         await management('PATCH', `/workflow/${slug}/commit/`);
       }
-      await ok('user', call('POST', '/v1/user/delayed-user/', { $email: ['delayed@example.com'] }));
+      await succeeded('user', call('POST', '/v1/user/delayed-user/', { $email: ['delayed@example.com'] }));
       // A request signed with the workspace key and secret (its secret must not reach any log line either).
       const date = new Date().toUTCString();
       const path = '/v1/user/delayed-user/';
@@ -188,7 +158,7 @@ describe('every process stopped during delays, batch windows and digests', () =>
       const sched = { frequency: 'minutely', interval: 60, dtstart: new Date(Date.now() + 5000).toISOString() };
       for (const slug of Object.keys(executions))
         for (let i = 0; i < (slug === 'wait-delay' ? 1 : 3); i++) {
-          const body = await ok(
+          const body = await succeeded(
             slug,
             call('POST', '/trigger/', { workflow: slug, recipients: ['delayed-user'], data: { i, sched } }),
           );

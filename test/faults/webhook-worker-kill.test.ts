@@ -1,16 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ulid } from 'ulid';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase } from '../../src/db/database.js';
-import { bootstrapWorkspace } from '../../src/services/workspaces.js';
-import { TEST_SECRET_KEY } from '../support/app.js';
 import { HttpPeer } from '../support/http-peer.js';
 import { createPrivateDatabase } from '../support/private-database.js';
-import { request, startServer, type ServerProcess } from '../support/server-process.js';
+import { prepareHeraldProcesses, processCallers, startServer, type ServerProcess } from '../support/server-process.js';
 import { waitFor } from '../support/engine-drivers.js';
 import { DEFINITION } from '../support/preferences.js';
 
@@ -27,25 +22,12 @@ describe('a worker killed mid-retry of delivery-status webhooks', () => {
     const database = await createPrivateDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-webhook-kill-'));
     const receiver = await HttpPeer.start();
-    const env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
-    } as NodeJS.ProcessEnv;
-    delete env.DATABASE_URL;
-    delete env.SECRET_KEY;
-    let credentials: { service_token: string; api_key: string } | undefined;
-    if (database.url) {
-      const { db } = createDatabase({ url: database.url });
-      credentials = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
-        slug: `hook-${ulid().toLowerCase()}`,
-        actor: null,
-      });
-      await db.destroy();
-      Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY });
-    }
+    const herald = await prepareHeraldProcesses(database, {
+      dataDir,
+      slug: 'hook',
+      env: { LOG_LEVEL: 'info', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
+    });
+    const env = herald.env;
     // Per webhook-id: the first attempt fails, the second hangs until the kill, any later one succeeds.
     let killed = false;
     const seen = new Map<string, number>();
@@ -61,24 +43,7 @@ describe('a worker killed mid-retry of delivery-status webhooks', () => {
     let server: ServerProcess | undefined;
     try {
       server = await startServer(env, 180_000);
-      credentials ??= {
-        service_token: /service token \(management\): (hst_\S+)/.exec(server.output())![1]!,
-        api_key: /API key \(base\): +(hak_\S+)/.exec(server.output())![1]!,
-      };
-      const call = (method: string, path: string, body?: unknown, management = false) =>
-        request(server!.port, {
-          method,
-          path,
-          body,
-          headers: {
-            authorization: management ? `ServiceToken ${credentials!.service_token}` : `Bearer ${credentials!.api_key}`,
-          },
-        });
-      const workspace = (
-        (await call('GET', '/management/v1/workspace/', undefined, true)).body as { results: { slug: string }[] }
-      ).results[0]!.slug;
-      const management = (method: string, path: string, body?: unknown, version = 'v1') =>
-        call(method, `/management/${version}/${workspace}${path}`, body, true);
+      const { call, management } = await processCallers(() => server!.port, herald.credentials(server));
       expect((await management('POST', '/preference_category/?commit=true', DEFINITION)).status).toBe(200);
       const endpoint = await management('POST', '/webhook_endpoint/', {
         url: `${receiver.url}/events`,

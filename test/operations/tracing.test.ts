@@ -1,15 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/crypto/secret-box.js';
-import { createDatabase } from '../../src/db/database.js';
-import { bootstrapWorkspace } from '../../src/services/workspaces.js';
-import { TEST_SECRET_KEY } from '../support/app.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { createPrivateDatabase, type PrivateDatabase } from '../support/private-database.js';
-import { request, startServer, startWorkerProcess, type ServerProcess } from '../support/server-process.js';
+import {
+  prepareHeraldProcesses,
+  processCallers,
+  startServer,
+  startWorkerProcess,
+  succeeded,
+  type ServerProcess,
+} from '../support/server-process.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { DEFINITION } from '../support/preferences.js';
 import { until } from '../support/faults.js';
@@ -54,28 +56,18 @@ describe('traces over OTLP', () => {
     async () => {
       const otlp = await startOtlpReceiver();
       const vendor = await startWebhookReceiver(VENDOR_SECRET);
-      const env = {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: '0',
-        LOG_LEVEL: 'info',
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-      } as NodeJS.ProcessEnv;
-      delete env.DATABASE_URL;
-      delete env.SECRET_KEY;
-      let credentials: { service_token: string; api_key: string } | undefined;
-      if (database.url) {
-        const { db } = createDatabase({ url: database.url });
-        credentials = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
-          slug: `tracing-${ulid().toLowerCase()}`,
-          actor: null,
-        });
-        await db.destroy();
-        Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY });
-      }
+      const herald = await prepareHeraldProcesses(database, {
+        dataDir,
+        slug: 'tracing',
+        env: {
+          LOG_LEVEL: 'info',
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_METRICS_EXPORTER: 'none',
+          OTEL_LOGS_EXPORTER: 'none',
+        },
+      });
+      const env = herald.env;
       const processes: ServerProcess[] = [];
       try {
         // Started from source through tsx with the SDK loading first: slow on a loaded machine, hence the long start timeout.
@@ -88,30 +80,11 @@ describe('traces over OTLP', () => {
           START_TIMEOUT_MS,
         );
         processes.push(api);
-        credentials ??= {
-          service_token: /service token \(management\): (hst_\S+)/.exec(api.output())![1]!,
-          api_key: /API key \(base\): +(hak_\S+)/.exec(api.output())![1]!,
-        };
-        const call = async (method: string, path: string, body?: unknown, management = false) => {
-          const result = await request(api.port, {
-            method,
-            path,
-            body,
-            headers: {
-              authorization: management
-                ? `ServiceToken ${credentials!.service_token}`
-                : `Bearer ${credentials!.api_key}`,
-            },
-          });
-          if (typeof result.status !== 'number' || result.status >= 300)
-            throw new Error(`${method} ${path}: ${result.status} ${JSON.stringify(result.body)}`);
-          return result.body as Record<string, unknown>;
-        };
-        const workspace = (
-          (await call('GET', '/management/v1/workspace/', undefined, true)) as { results: { slug: string }[] }
-        ).results[0]!.slug;
+        const callers = await processCallers(() => api.port, herald.credentials(api));
+        const call = (method: string, path: string, body?: unknown) =>
+          succeeded(`${method} ${path}`, callers.call(method, path, body));
         const management = (method: string, path: string, body?: unknown, version = 'v1') =>
-          call(method, `/management/${version}/${workspace}${path}`, body, true);
+          succeeded(`${method} ${path}`, callers.management(method, path, body, version));
         await management('POST', '/preference_category/?commit=true', DEFINITION);
         await management('POST', '/template/note/', { name: 'Note', enabled_channels: ['email'] }, 'v2');
         await management(

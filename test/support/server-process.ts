@@ -1,5 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { ulid } from 'ulid';
+import { SecretBox } from '../../src/crypto/secret-box.js';
+import { createDatabase } from '../../src/db/database.js';
+import { bootstrapWorkspace } from '../../src/services/workspaces.js';
+import { TEST_SECRET_KEY } from './app.js';
+import type { PrivateDatabase } from './private-database.js';
 
 /** The real server as production runs it (`node --import tsx src/main.ts`), with its output collected. */
 export interface ServerProcess {
@@ -151,4 +157,107 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv, startTimeoutMs 
     void exited.then((code) => reject(new Error(`worker exited with ${code} before starting: ${output()}`)));
   });
   return { child, port: 0, output, logLines, exited };
+}
+
+/** A workspace's credentials, as `bootstrapWorkspace` returns them and a first start prints them. */
+export interface ProcessCredentials {
+  service_token: string;
+  api_key: string;
+  workspace_key: string;
+  workspace_secret: string;
+}
+
+/** The credentials a first start on embedded storage prints (its banner, outside the JSON log). */
+function printedCredentials(output: string): ProcessCredentials {
+  const read = (pattern: RegExp, what: string) => {
+    const found = pattern.exec(output)?.[1];
+    if (!found) throw new Error(`the first start printed no ${what}: ${output.slice(-2000)}`);
+    return found;
+  };
+  return {
+    service_token: read(/service token \(management\): (hst_\S+)/, 'service token'),
+    api_key: read(/API key \(base\): +(hak_\S+)/, 'API key'),
+    workspace_key: read(/workspace key \/ secret: +(\S+) \//, 'workspace key'),
+    workspace_secret: read(/workspace key \/ secret: +\S+ \/ (\S+)/, 'workspace secret'),
+  };
+}
+
+export interface HeraldProcesses {
+  /** What every process starts with: the test's settings on the database of this run. */
+  env: NodeJS.ProcessEnv;
+  /**
+   * The workspace's credentials: on PostgreSQL the workspace bootstrapped before any process started; on
+   * embedded storage the one the first start created, read from that process's output.
+   */
+  credentials(firstStart: ServerProcess): ProcessCredentials;
+}
+
+/**
+ * Herald as child processes on the test's private database (`createPrivateDatabase`), as an operator
+ * runs it: on PostgreSQL with a workspace bootstrapped beforehand (a first start there prints no
+ * credentials) and `postgres` added to the settings; on embedded storage on `dataDir`, where the first
+ * start creates the workspace and prints its credentials. The caller's own DATABASE_URL and SECRET_KEY
+ * never leak into the processes.
+ */
+export async function prepareHeraldProcesses(
+  database: PrivateDatabase,
+  options: { dataDir: string; slug: string; env: Record<string, string>; postgres?: Record<string, string> },
+): Promise<HeraldProcesses> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: options.dataDir, PORT: '0', ...options.env };
+  delete env.DATABASE_URL;
+  delete env.SECRET_KEY;
+  let bootstrapped: ProcessCredentials | undefined;
+  if (database.url) {
+    const { db } = createDatabase({ url: database.url });
+    try {
+      bootstrapped = await bootstrapWorkspace(db, new SecretBox(TEST_SECRET_KEY), {
+        slug: `${options.slug}-${ulid().toLowerCase()}`,
+        actor: null,
+      });
+    } finally {
+      await db.destroy();
+    }
+    Object.assign(env, { DATABASE_URL: database.url, SECRET_KEY: TEST_SECRET_KEY, ...options.postgres });
+  }
+  return { env, credentials: (firstStart) => (bootstrapped ??= printedCredentials(firstStart.output())) };
+}
+
+export interface ProcessCallers {
+  /** A base call with the API key, or a management one with the service token. */
+  call(method: string, path: string, body?: unknown, management?: boolean): Promise<HttpOutcome>;
+  /** A management call under the workspace: `/management/{version}/{workspace}{path}`. */
+  management(method: string, path: string, body?: unknown, version?: string): Promise<HttpOutcome>;
+  workspace: string;
+}
+
+/** Callers of a Herald process with the workspace's credentials; `port` is read at each call (a process may be restarted). */
+export async function processCallers(port: () => number, credentials: ProcessCredentials): Promise<ProcessCallers> {
+  const call = (method: string, path: string, body?: unknown, management = false) =>
+    request(port(), {
+      method,
+      path,
+      body,
+      headers: {
+        authorization: management ? `ServiceToken ${credentials.service_token}` : `Bearer ${credentials.api_key}`,
+      },
+    });
+  const workspaces = await succeeded(
+    'GET /management/v1/workspace/',
+    call('GET', '/management/v1/workspace/', undefined, true),
+  );
+  const workspace = (workspaces as { results: { slug: string }[] }).results[0]!.slug;
+  return {
+    call,
+    management: (method, path, body, version = 'v1') =>
+      call(method, `/management/${version}/${workspace}${path}`, body, true),
+    workspace,
+  };
+}
+
+/** The body of a 2xx answer; anything else throws, naming the call. */
+export async function succeeded(what: string, outcome: Promise<HttpOutcome>): Promise<Record<string, unknown>> {
+  const result = await outcome;
+  if (typeof result.status !== 'number' || result.status >= 300)
+    throw new Error(`${what}: ${result.status} ${JSON.stringify(result.body)}`);
+  return result.body as Record<string, unknown>;
 }

@@ -200,4 +200,26 @@ describe('herald/testing: the clock', () => {
     expect(sms!.at - triggeredAt).toBeGreaterThanOrEqual(3_600_000);
     expect(sms!.at - email!.at).toBeLessThan(3_600_000 + 60_000);
   });
+
+  it('fails at once, saying why, when the test has faked the timers the queue polls on, instead of hanging', async () => {
+    // A test that fakes timers (a common habit) stops the queue's polling: the delay below would fall due and never
+    // be taken, and advance used to wait on a faked timer that never fires.
+    await workflow('faked', [{ name: 'hour', node_type: 'delay', delay_type: 'fixed', duration: '1h' }, text('late')]);
+    await trigger('faked');
+    // Taken before faking: fake timers fake Date and performance too.
+    const began = Date.now();
+    vi.useFakeTimers();
+    try {
+      await expect(herald.clock.advance('2h')).rejects.toThrow(
+        /clock\.advance cannot run under fake timers .*vi\.useRealTimers\(\)/,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(Date.now() - began).toBeLessThan(5_000);
+    // With the real timers back, the same advance runs the delay and its send.
+    await herald.clock.advance('2h');
+    // (A node's ref is its type and place, send_email_1, not its name.)
+    expect(sent('faked').map((delivery) => delivery.node)).toEqual(['send_email_1']);
+  });
 });

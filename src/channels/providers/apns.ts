@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import http2 from 'node:http2';
 import { Type } from '@sinclair/typebox';
-import { importPKCS8, SignJWT } from 'jose';
 import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
@@ -17,6 +16,7 @@ import {
   TimeoutMsSchema,
   withoutSecrets,
   type HttpAnswer,
+  loadJose,
 } from './shared.js';
 
 const APNS_API = 'https://api.push.apple.com';
@@ -64,6 +64,7 @@ const tokenKey = (config: { private_key: string; key_id: string; team_id: string
   createHash('sha256').update(`${config.team_id}\n${config.key_id}\n${config.private_key}`).digest('hex');
 
 async function signToken(config: { private_key: string; key_id: string; team_id: string }) {
+  const { importPKCS8, SignJWT } = await loadJose();
   try {
     const signingKey = await importPKCS8(config.private_key.replace(/\\n/g, '\n'), 'ES256');
     return await new SignJWT({})

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { importPKCS8, SignJWT } from 'jose';
 import type { DeliveryOutcome, DeliveryRequest, Provider, VendorConfig } from '../provider.js';
 import {
   attemptDeadline,
@@ -17,6 +16,7 @@ import {
   timeoutOf,
   TimeoutMsSchema,
   withoutSecrets,
+  loadJose,
 } from './shared.js';
 
 const FCM_API = 'https://fcm.googleapis.com';
@@ -69,6 +69,7 @@ async function accessToken(
     return { ok: true, accessToken: cached.accessToken, fresh: false };
 
   let assertion: string;
+  const { importPKCS8, SignJWT } = await loadJose();
   try {
     // Service account files keep the key's newlines escaped when pasted through some tools.
     const pem = config.private_key.replace(/\\n/g, '\n');

@@ -10,6 +10,12 @@ import {
 } from '../provider.js';
 import { isObject } from '../../domain/values.js';
 
+// A provider's library loads at its first send or check, once, not at the start: nothing before a delivery needs it
+// (BENCHMARKS.md, "Start time"). The types stay static.
+let jose: Promise<typeof import('jose')> | undefined;
+/** jose, for the providers that sign their own tokens (APNs, FCM). */
+export const loadJose = () => (jose ??= import('jose'));
+
 /** What every provider here shares: the attempt deadline, one HTTP exchange, and keeping secrets out of outcomes. */
 
 export const DEFAULT_TIMEOUT_MS = 10_000;

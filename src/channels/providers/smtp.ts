@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import nodemailer from 'nodemailer';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
@@ -91,8 +90,13 @@ function configProblem(config: Record<string, unknown>): DeliveryOutcome | undef
   return undefined;
 }
 
+// Loaded at the first send or check (shared.ts, loadJose), once.
+let nodemailerModule: Promise<typeof import('nodemailer')> | undefined;
+const loadNodemailer = async () => (await (nodemailerModule ??= import('nodemailer'))).default;
+type Nodemailer = Awaited<ReturnType<typeof loadNodemailer>>;
+
 /** A transport with a connection of its own, or with `poolSize`, a pool of up to that many connections. */
-function transportOf(config: Record<string, unknown>, timeoutMs: number, poolSize?: number) {
+function transportOf(nodemailer: Nodemailer, config: Record<string, unknown>, timeoutMs: number, poolSize?: number) {
   const { username, password } = config;
   const secure = config.secure === true;
   // The attempt's deadline decides; nodemailer's own timers are a backstop a little later, so a slow server ends
@@ -131,7 +135,12 @@ const pools = new Map<string, { fingerprint: string; size: number; transport: Tr
  * its deadline runs: nodemailer opens a connection only when a message finds none free, so the pool never holds more
  * connections than the sends in flight, as many as one connection per send would open.
  */
-function pooledTransport(vendor: VendorConfig, timeoutMs: number, parallelSends: number | undefined): Transport {
+function pooledTransport(
+  nodemailer: Nodemailer,
+  vendor: VendorConfig,
+  timeoutMs: number,
+  parallelSends: number | undefined,
+): Transport {
   const fingerprint = createHash('sha256').update(JSON.stringify(vendor.config)).digest('hex');
   const held = pools.get(vendor.id);
   if (held && held.fingerprint === fingerprint && held.size >= (parallelSends ?? 0)) {
@@ -140,7 +149,7 @@ function pooledTransport(vendor: VendorConfig, timeoutMs: number, parallelSends:
   }
   if (held) closePool(vendor.id);
   const size = parallelSends ?? DEFAULT_POOL_SIZE;
-  const transport = transportOf(vendor.config, timeoutMs, size);
+  const transport = transportOf(nodemailer, vendor.config, timeoutMs, size);
   const idle = setTimeout(() => closePool(vendor.id), smtpPoolSettings.idleCloseMs).unref();
   pools.set(vendor.id, { fingerprint, size, transport, idle });
   return transport;
@@ -181,9 +190,11 @@ async function send(
 
   const timeoutMs = timeoutOf(config);
   const pooled = smtpPoolSettings.pooled;
+  // Loaded before the pool is looked up, so that finding or opening the vendor's pool stays one synchronous step.
+  const nodemailer = await loadNodemailer();
   const transporter = pooled
-    ? pooledTransport(vendor, timeoutMs, context?.parallelSends)
-    : transportOf(config, timeoutMs);
+    ? pooledTransport(nodemailer, vendor, timeoutMs, context?.parallelSends)
+    : transportOf(nodemailer, config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   try {
     const info = await transporter.sendMail({
@@ -219,7 +230,7 @@ async function check(vendor: VendorConfig, signal: AbortSignal): Promise<Deliver
   const problem = configProblem(vendor.config);
   if (problem) return problem;
   const timeoutMs = timeoutOf(vendor.config);
-  const transporter = transportOf(vendor.config, timeoutMs);
+  const transporter = transportOf(await loadNodemailer(), vendor.config, timeoutMs);
   const deadline = attemptDeadline(signal, timeoutMs);
   // verify() takes no signal: the deadline ends the wait, and close() the connection.
   const aborted = new Promise<never>((_, reject) =>

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import webpush from 'web-push';
+import type webpush from 'web-push';
 import { DEFAULT_OUTBOUND } from '../outbound.js';
 import type { DeliveryOutcome, DeliveryRequest, Provider, SendContext, VendorConfig } from '../provider.js';
 import {
@@ -17,6 +17,12 @@ import {
 } from './shared.js';
 
 const FOUR_WEEKS_S = 28 * 24 * 3600;
+
+// Loaded at the first send or check (shared.ts, loadJose). web-push is CommonJS whose exports Node cannot list for
+// an import: its functions are on the default export.
+let webPush: Promise<typeof webpush> | undefined;
+const loadWebPush = () =>
+  (webPush ??= import('web-push').then((module) => (module as unknown as { default: typeof webpush }).default));
 
 /**
  * Web push with VAPID (RFC 8292), the payload encrypted for the subscription (RFC 8291). web-push builds the request
@@ -81,9 +87,10 @@ async function send(
   if (!nonEmptyString(request.content.title) && !nonEmptyString(request.content.body))
     return refused('the rendered content has neither title nor body');
 
+  const push = await loadWebPush();
   let details: webpush.RequestDetails;
   try {
-    details = webpush.generateRequestDetails(subscription, JSON.stringify(request.content), {
+    details = push.generateRequestDetails(subscription, JSON.stringify(request.content), {
       vapidDetails: { subject, publicKey, privateKey },
       TTL: typeof config.ttl_seconds === 'number' ? config.ttl_seconds : FOUR_WEEKS_S,
       ...(nonEmptyString(config.urgency) ? { urgency: config.urgency as webpush.Urgency } : {}),
@@ -122,8 +129,9 @@ async function check(vendor: VendorConfig): Promise<DeliveryOutcome> {
   const { public_key: publicKey, private_key: privateKey, subject } = vendor.config;
   if (!nonEmptyString(publicKey) || !nonEmptyString(privateKey) || !nonEmptyString(subject))
     return refused('vendor config needs public_key, private_key and subject');
+  const push = await loadWebPush();
   try {
-    webpush.getVapidHeaders('https://push.example.com', subject, publicKey, privateKey, 'aes128gcm');
+    push.getVapidHeaders('https://push.example.com', subject, publicKey, privateKey, 'aes128gcm');
     return { kind: 'sent' };
   } catch (error) {
     return refused(`VAPID keys not usable: ${error instanceof Error ? error.message : String(error)}`);
