@@ -1,6 +1,8 @@
 // First: refuses an older Node.js before anything else of Herald's runs.
 import './node-version.js';
-import { enableCompileCache } from 'node:module';
+// The default export, not a named one: Node 20 has no `enableCompileCache`, and a named import of it would fail to
+// link before node-version.js could say what to do.
+import nodeModule from 'node:module';
 import { ConfigError, loadConfig, tracingOn } from './config.js';
 
 /** `npm start`: the API and the worker in one process (src/server.ts). */
@@ -8,7 +10,7 @@ async function main() {
   // Node's on-disk cache of the code it compiles (its default folder in the OS's temporary directory): a later start
   // reads the server's modules compiled instead of compiling them again (BENCHMARKS.md, "Start time"). Where the folder
   // cannot be written, Node starts as before; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-  enableCompileCache();
+  nodeModule.enableCompileCache();
   let config;
   try {
     config = loadConfig(process.env);
