@@ -7,18 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { prepareHeraldProcesses, processCallers, startServer, type ServerProcess } from '../support/server-process.js';
 import { DEFINITION } from '../support/preferences.js';
+import { until } from '../support/faults.js';
 
 const SUBSCRIBERS = 300;
-
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /**
  * A worker process killed (SIGKILL) in the middle of a fan-out: what it had taken goes back to the

@@ -1,9 +1,8 @@
 import SuprSendInbox from '@suprsend/js-inbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
-import { useTestApp } from '../support/app.js';
 import { messages, waitFor } from '../support/engine-drivers.js';
-import { inboxRenderer, inboxWorkspace, makeInboxSecret, storeParam, subscriberIdOf } from '../support/inbox.js';
+import { inboxWorkspace, makeInboxSecret, storeParam, subscriberIdOf, useListeningInboxApp } from '../support/inbox.js';
 
 /** A notification as the older clients hold it (their own types are loose). */
 type Held = { n_id: string; seen_on?: number | null; archived?: boolean; message: { text: string } };
@@ -25,16 +24,7 @@ function olderClient(t: () => TestApp, workspaceKey: string) {
  * point at Herald; the subscriber id is what the customer's server computes with the inbox secret.
  */
 describe('the older inbox client @suprsend/js-inbox', () => {
-  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
-  let base = '';
-  const cleanups: (() => unknown)[] = [];
-
-  beforeAll(async () => {
-    base = await t().app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+  const { t, base: address, cleanups } = useListeningInboxApp();
 
   it('fetches the list and counts, hears a new notification, marks read, seen, archived and all read over the same feed', async () => {
     const inbox = await inboxWorkspace(t);
@@ -43,7 +33,7 @@ describe('the older inbox client @suprsend/js-inbox', () => {
     const [bens] = await inbox.notify(['ben'], { text: 'not for ann' });
 
     const client = new SuprSendInbox(inbox.ws.workspaceKey, {
-      host: { apiHost: base, socketHost: base },
+      host: { apiHost: address(), socketHost: address() },
       stores: [
         { storeId: 'all', label: 'All' },
         { storeId: 'billing', label: 'Billing', query: { tags: 'billing' } },
@@ -177,7 +167,7 @@ describe('the older inbox client @suprsend/js-inbox', () => {
     expect((await messages(t, inbox.ws, `?message_id=${annsOwn}`)).results[0]).toMatchObject({ is_read: false });
 
     // An open socket of the client, then the secret is rotated: the old subscriber id stops working at once.
-    const client = new SuprSendInbox(inbox.ws.workspaceKey, { host: { apiHost: base, socketHost: base } });
+    const client = new SuprSendInbox(inbox.ws.workspaceKey, { host: { apiHost: address(), socketHost: address() } });
     client.identifyUser('ann', subscriberIdOf(secret, 'ann'));
     cleanups.push(() => client.resetUser());
     const socket = client.client!.socket;
@@ -190,7 +180,7 @@ describe('the older inbox client @suprsend/js-inbox', () => {
     client.resetUser();
 
     // A socket handshake with a bad subscriber id is refused.
-    const refused = new SuprSendInbox(inbox.ws.workspaceKey, { host: { apiHost: base, socketHost: base } });
+    const refused = new SuprSendInbox(inbox.ws.workspaceKey, { host: { apiHost: address(), socketHost: address() } });
     refused.identifyUser('ann', subscriberIdOf(secret, 'ben'));
     cleanups.push(() => refused.resetUser());
     const error = await new Promise<Error>((resolve) => refused.client!.socket.on('connect_error', resolve));
@@ -231,7 +221,7 @@ describe('the older inbox client @suprsend/js-inbox', () => {
     const [bens] = await inbox.notify(['ben']);
     const annsProof = subscriberIdOf(secret, 'ann');
     const client = new SuprSendInbox(inbox.ws.workspaceKey, {
-      host: { apiHost: base, socketHost: base, collectorHost: `${base}/collector/ann/${annsProof}` },
+      host: { apiHost: address(), socketHost: address(), collectorHost: `${address()}/collector/ann/${annsProof}` },
     });
     client.identifyUser('ann', annsProof);
     cleanups.push(() => client.resetUser());

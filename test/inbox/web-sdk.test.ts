@@ -1,8 +1,7 @@
 import { SuprSend } from '@suprsend/web-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { baseCall, messages, waitFor } from '../support/engine-drivers.js';
-import { inboxRenderer, inboxWorkspace } from '../support/inbox.js';
+import { inboxWorkspace, useListeningInboxApp } from '../support/inbox.js';
 
 /** A notification as the SDK holds it (its own types do not resolve under NodeNext). */
 type Held = { n_id: string; read_on?: number | null; message: { text: string } };
@@ -12,29 +11,20 @@ type Held = { n_id: string; read_on?: number | null; message: { text: string } }
  * socket.io-client and no browser API for the feed. Its hosts point at Herald; nothing else is set.
  */
 describe('the official @suprsend/web-sdk inbox', () => {
-  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
-  let base = '';
-  const cleanups: (() => unknown)[] = [];
-
-  beforeAll(async () => {
-    base = await t().app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  afterAll(async () => {
-    for (const cleanup of cleanups) await cleanup();
-  });
+  const { t, base: address, cleanups } = useListeningInboxApp();
 
   it('identifies, fetches the feed and counts, receives a new notification in real time, marks it read', async () => {
     const inbox = await inboxWorkspace(t);
     const [earlier] = await inbox.notify(['ann'], { text: 'an earlier one', tags: ['billing'] });
     await inbox.notify(['ben'], { text: 'not for ann' });
 
-    const suprsend = new SuprSend(inbox.publicKey, { host: base });
+    const suprsend = new SuprSend(inbox.publicKey, { host: address() });
     cleanups.push(() => suprsend.reset({ unsubscribePush: false }));
     const identified = await suprsend.identify('ann', await inbox.mint('ann'));
     expect(identified).toEqual({ status: 'success', statusCode: 202, body: { success: true } });
 
     const feed = suprsend.feeds.initialize({
-      host: { apiHost: base, socketHost: base },
+      host: { apiHost: address(), socketHost: address() },
       pageSize: 10,
       stores: [
         { storeId: 'all', label: 'All' },
@@ -79,14 +69,14 @@ describe('the official @suprsend/web-sdk inbox', () => {
   it('reports an error (not a crash) when the token is refused', async () => {
     const inbox = await inboxWorkspace(t);
     const other = await inboxWorkspace(t);
-    const suprsend = new SuprSend(inbox.publicKey, { host: base });
+    const suprsend = new SuprSend(inbox.publicKey, { host: address() });
     cleanups.push(() => suprsend.reset({ unsubscribePush: false }));
     const identified = await suprsend.identify('ann', await other.mint('ann'));
     expect(identified).toMatchObject({ status: 'error', statusCode: 401 });
   });
   it('registers a browser push subscription with the SDK’s own addWebPush, for the token’s user only (issue 25)', async () => {
     const inbox = await inboxWorkspace(t);
-    const suprsend = new SuprSend(inbox.publicKey, { host: base });
+    const suprsend = new SuprSend(inbox.publicKey, { host: address() });
     cleanups.push(() => suprsend.reset({ unsubscribePush: false }));
     expect((await suprsend.identify('ann', await inbox.mint('ann'))).status).toBe('success');
     const subscription = {

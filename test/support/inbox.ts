@@ -99,6 +99,23 @@ export const subscriberIdOf = (secret: string, distinctId: string) =>
   createHmac('sha256', secret).update(distinctId, 'utf8').digest('base64url');
 
 /**
+ * Herald (engine, inbox renderer) listening on 127.0.0.1 for an SDK in this process: `app.base()` is its address;
+ * what a test pushes on `cleanups` (an SDK's reset) runs after the file.
+ */
+export function useListeningInboxApp() {
+  const t = useTestApp({}, { engine: { engine: { render: inboxRenderer } } });
+  let base = '';
+  const cleanups: (() => unknown)[] = [];
+  beforeAll(async () => {
+    base = await t().app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup();
+  });
+  return { t, base: () => base, cleanups };
+}
+
+/**
  * An inbox client in a browser: Herald (engine, inbox renderer) listening on 127.0.0.1, one Chromium, and the
  * client's test page (`entry`, bundled with esbuild) for the file.
  */
