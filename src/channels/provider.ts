@@ -96,8 +96,9 @@ export interface Provider {
   /** Closes what the provider keeps between sends (connections), at shutdown. */
   close?(): Promise<void>;
   /**
-   * Loads what its calls need, when the worker starts: a module loaded at the first call would spend that call's
-   * deadline on it (undici: about a second on a busy machine).
+   * Loads what its calls need, started (not awaited) when the worker starts, so that it is ready by the first send;
+   * a send that comes sooner waits for the same load before its deadline starts (undici: about a second on a busy
+   * machine), and the worker's start does not wait for it.
    */
   warm?(): Promise<void>;
 }

@@ -99,7 +99,11 @@ export class Engine {
       log,
       render: (request, handle, memo) => render(request, handle, memo),
     };
-    await Promise.all([...this.options.providers.values()].map((provider) => provider.warm?.()));
+    // Loaded in the background: a send that comes first waits for the same load, before its deadline starts.
+    for (const provider of this.options.providers.values())
+      provider
+        .warm?.()
+        .catch((error: unknown) => log.error({ err: error, provider: provider.name }, 'provider warm-up failed'));
     await workRetention({ db, queue, now: this.now, days: this.options.retentionDays ?? 0, log: this.options.log });
     const delivery: DeliveryDeps = {
       db,

@@ -64,9 +64,10 @@ export const webhookProvider: Provider = withoutSecrets(
         content: request.content,
       });
       const timestamp = String(Math.floor(Date.now() / 1000));
+      // The client loads before the attempt's deadline starts (a first call must not spend it on the import).
+      const { request: post, dispatcher } = await client();
       const deadline = attemptDeadline(signal, timeoutOf(vendor.config));
       try {
-        const { request: post, dispatcher } = await client();
         const response = await post(config.url, {
           method: 'POST',
           dispatcher,
