@@ -135,7 +135,7 @@ export class Engine {
               trx,
               queue,
               jobs.map((job) => job.data.executionId),
-              (runIds) => stepNewRuns(runner, trx, runIds),
+              (runs) => stepNewRuns(runner, trx, runs),
             ),
           ),
         alone: (job) => db.transaction().execute((trx) => startExecutions(trx, queue, [job.data.executionId])),

@@ -4,7 +4,14 @@ import { newUlid } from '../ids.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import { findExecutions, findExecutionStatus } from '../repositories/executions.js';
 import { findObjectsOf } from '../repositories/objects.js';
-import { findSubscriberPage, insertRuns, insertRunsOf, type NewRun } from '../repositories/runs.js';
+import {
+  findSubscriberPage,
+  insertRuns,
+  insertRunsOf,
+  type InsertedRun,
+  type LockedRun,
+  type NewRun,
+} from '../repositories/runs.js';
 import { findMemberPage } from '../repositories/list-members.js';
 import { findListIdsOf } from '../repositories/subscriber-lists.js';
 import { markWorkflowsExecuted } from '../repositories/workflows.js';
@@ -104,9 +111,11 @@ export async function startExecutions(
   executionIds: string[],
   /**
    * What becomes of the runs inserted: by default each gets a run job; `stepNew` steps them here
-   * instead (src/engine/engine.ts) and returns those that still need one.
+   * instead (src/engine/engine.ts) and returns those that still need one. It is given the runs as
+   * inserted, with their executions as read here: no other transaction sees them before this one
+   * commits, so they need no second read and no lock.
    */
-  stepNew?: (runIds: string[]) => Promise<string[]>,
+  stepNew?: (runs: LockedRun[]) => Promise<string[]>,
 ) {
   const executions = (await findExecutions(trx, [...new Set(executionIds)]))
     .filter((e) => e.status !== 'cancelled')
@@ -119,8 +128,12 @@ export async function startExecutions(
       workspace_id: e.workspace_id,
     })),
   );
-  const inserted = (await insertRunsOf(trx, runs)).map((run) => run.id);
-  const needJobs = stepNew && inserted.length <= MAX_STEPPED_AT_START ? await stepNew(inserted) : inserted;
+  const inserted = await insertRunsOf(trx, runs);
+  const executionOf = new Map(executions.map((e) => [e.id, e]));
+  const needJobs =
+    stepNew && inserted.length <= MAX_STEPPED_AT_START
+      ? await stepNew(inserted.map((run) => withExecution(run, executionOf.get(run.execution_id)!)))
+      : inserted.map((run) => run.id);
   await queue.sendMany(trx, QUEUES.run, runJobs(needJobs.map((id) => ({ id }))));
 
   const broadcasts = executions.filter((e) => e.list_id !== null);
@@ -163,6 +176,23 @@ export async function startExecutions(
     executions.flatMap((e) => (e.workflow_id === null ? [] : [{ workflowId: e.workflow_id, at: e.created_at }])),
   );
 }
+
+/** A run just inserted, with its execution's columns, as `lockRun` reads it. */
+const withExecution = (run: InsertedRun, e: Awaited<ReturnType<typeof findExecutions>>[number]): LockedRun => ({
+  ...run,
+  workflow_id: e.workflow_id,
+  workflow_slug: e.workflow_slug,
+  version_no: e.version_no,
+  category: e.category,
+  tree: e.tree,
+  data: e.data,
+  actor: e.actor,
+  tenant_id: e.tenant_id,
+  idempotency_key: e.idempotency_key,
+  execution_status: e.status,
+  parent_run_id: e.parent_run_id,
+  invoke_depth: e.invoke_depth,
+});
 
 /** Each named object's first fan-out page. */
 async function startFanOuts(

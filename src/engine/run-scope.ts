@@ -169,12 +169,18 @@ const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promis
 };
 
 /**
- * Many runs in one transaction. Locks them all up front (id order), then loads what their steps
+ * Many runs in one transaction. Locks them all up front (id order; runs it inserted itself need no lock), then loads what their steps
  * read a set at a time: users (recipients and actors) and tenants at once, live categories, vendors
  * and preferences the first time a delivery step needs them.
  */
-export async function batchRunScope(trx: Trx, deps: ScopeDeps, runIds: string[]): Promise<RunScope> {
-  const runs = new Map((await lockRuns(trx, runIds)).map((run) => [run.id, run]));
+export async function batchRunScope(
+  trx: Trx,
+  deps: ScopeDeps,
+  runIds: string[],
+  /** Runs this transaction inserted: nobody else sees them before its commit, so they are neither locked nor read again. */
+  known?: LockedRun[],
+): Promise<RunScope> {
+  const runs = new Map((known ?? (await lockRuns(trx, runIds))).map((run) => [run.id, run]));
   const world = await loadRunsWorld(trx, runs.values());
   const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();
   const vendors = new Map<string, ReturnType<typeof findActiveVendors>>();

@@ -231,9 +231,18 @@ async function failCall(deps: RunnerDeps, trx: Trx, runId: string, position: Pos
   });
 }
 
-/** Runs' steps (`ids` sorted) in the caller's transaction: one run with its own reads and writes, several with the batch's. */
-async function stepIn(deps: RunnerDeps, trx: Trx, ids: string[], jobOf: (runId: string) => HandledJob | undefined) {
-  const scope = ids.length === 1 ? singleRunScope(trx, deps) : await batchRunScope(trx, deps, ids);
+/**
+ * Runs' steps (`ids` sorted) in the caller's transaction: one run with its own reads and writes, several with the
+ * batch's; `known`, runs this transaction inserted (nobody else sees them: no lock to take, no row to read again).
+ */
+async function stepIn(
+  deps: RunnerDeps,
+  trx: Trx,
+  ids: string[],
+  jobOf: (runId: string) => HandledJob | undefined,
+  known?: LockedRun[],
+) {
+  const scope = ids.length === 1 && !known ? singleRunScope(trx, deps) : await batchRunScope(trx, deps, ids, known);
   const results = new Map<string, StepOutcome>();
   for (const id of ids) results.set(id, await step(deps, trx, id, scope, jobOf(id)));
   await scope.flush();
@@ -280,9 +289,10 @@ export async function advanceRun(deps: RunnerDeps, runId: string, job?: HandledJ
  * batch's set-based reads and writes. Returns the runs whose step stopped at an outside call: those
  * need a run job, which makes the call after the commit (a retry of that job makes it again).
  */
-export async function stepNewRuns(deps: RunnerDeps, trx: Trx, runIds: string[]): Promise<string[]> {
-  if (runIds.length === 0) return [];
-  const outcomes = await stepIn(deps, trx, [...runIds].sort(), () => undefined);
+export async function stepNewRuns(deps: RunnerDeps, trx: Trx, runs: LockedRun[]): Promise<string[]> {
+  if (runs.length === 0) return [];
+  const ids = runs.map((run) => run.id).sort();
+  const outcomes = await stepIn(deps, trx, ids, () => undefined, runs);
   return [...outcomes].flatMap(([id, outcome]) => (outcome ? [id] : []));
 }
 

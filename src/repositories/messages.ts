@@ -35,40 +35,48 @@ export interface NewMessage {
 
 /**
  * Records a step's messages in one statement. The (run, step, channel) key makes a step that runs
- * again record nothing new; the messages inserted now are returned.
+ * again record nothing new; the messages inserted now are returned. The rows travel as one JSON
+ * parameter: one statement text whatever the batch (prepared once per connection), not a bound
+ * value per column and row, which Kysely built and node-postgres serialised one by one (about 10 %
+ * of a worker's CPU on single-recipient triggers, BENCHMARKS.md "Sustained end to end").
  */
 export async function insertMessages(db: Db, workspaceId: number, messages: NewMessage[]) {
   if (messages.length === 0) return [];
-  return db
-    .insertInto('messages')
-    .values(
-      messages.map(({ template_slug, delivered, ...m }) => ({
-        ...m,
-        workspace_id: workspaceId,
-        channel_identity: m.channel_identity === undefined ? null : JSON.stringify(m.channel_identity),
-        vendor: m.vendor === null ? null : JSON.stringify(m.vendor),
-        template: delivered?.template
-          ? JSON.stringify(delivered.template)
-          : template_slug === null
-            ? null
-            : JSON.stringify({ slug: template_slug }),
-        ...(delivered
-          ? {
-              status: delivered.status,
-              reason: delivered.reason ?? null,
-              content: delivered.content ? JSON.stringify(delivered.content) : null,
-              error: delivered.error ? JSON.stringify(delivered.error) : null,
-              attempts: JSON.stringify(delivered.attempt ? [delivered.attempt] : []),
-              ...(delivered.triggered ? { triggered_at: sql<Date>`now()` } : {}),
-              ...(delivered.sent ? { sent_at: sql<Date>`now()` } : {}),
-              ...(delivered.delivered ? { delivered_at: sql<Date>`now()` } : {}),
-            }
-          : {}),
-      })),
-    )
-    .onConflict((oc) => oc.columns(['run_id', 'node_ref', 'channel']).doNothing())
-    .returning(['id', 'status', 'channel', 'distinct_id', 'tenant_id', 'recipient_type'])
-    .execute();
+  const rows = messages.map(({ template_slug, delivered, ...m }) => ({
+    ...m,
+    channel_identity: m.channel_identity === undefined ? null : m.channel_identity,
+    template: delivered?.template ? delivered.template : template_slug === null ? null : { slug: template_slug },
+    ...(delivered
+      ? {
+          status: delivered.status,
+          reason: delivered.reason ?? null,
+          content: delivered.content ?? null,
+          error: delivered.error ?? null,
+          attempts: delivered.attempt ? [delivered.attempt] : [],
+          triggered: delivered.triggered === true,
+          sent: delivered.sent === true,
+          delivered: delivered.delivered === true,
+        }
+      : {}),
+  }));
+  const { rows: inserted } = await sql<
+    Pick<MessageRow, 'id' | 'status' | 'channel' | 'distinct_id' | 'tenant_id' | 'recipient_type'>
+  >`insert into messages (id, workspace_id, run_id, execution_id, node_ref, workflow_slug, version_no, recipient_type,
+      distinct_id, object_type, object_id, channel, channel_identity, tenant_id, category, idempotency_key, status, reason,
+      vendor, template, content, error, attempts, triggered_at, sent_at, delivered_at)
+    select m.id, ${workspaceId}::integer, m.run_id, m.execution_id, m.node_ref, m.workflow_slug, m.version_no,
+      m.recipient_type, m.distinct_id, m.object_type, m.object_id, m.channel, m.channel_identity, m.tenant_id,
+      m.category, m.idempotency_key, m.status, m.reason, m.vendor, m.template, m.content, m.error,
+      coalesce(m.attempts, '[]'::jsonb), case when m.triggered then now() end, case when m.sent then now() end,
+      case when m.delivered then now() end
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as m(id text, run_id text, execution_id text, node_ref text,
+      workflow_slug text, version_no integer, recipient_type text, distinct_id text, object_type text, object_id text,
+      channel text, channel_identity jsonb, tenant_id text, category text, idempotency_key text, status text,
+      reason text, vendor jsonb, template jsonb, content jsonb, error jsonb, attempts jsonb, triggered boolean,
+      sent boolean, delivered boolean)
+    on conflict (run_id, node_ref, channel) do nothing
+    returning id, status, channel, distinct_id, tenant_id, recipient_type`.execute(db);
+  return inserted;
 }
 
 /** The messages one step of a run recorded so far, in the order they were recorded. */

@@ -30,13 +30,8 @@ export function insertRuns(db: Db, workspaceId: number, executionId: string, run
  */
 export async function insertRunsOf(db: Db, runs: (NewRun & { execution_id: string; workspace_id: number })[]) {
   if (runs.length === 0) return [];
-  const { rows } = await sql<{
-    id: string;
-    execution_id: string;
-    recipient_type: 'user' | 'object';
-    object_type: string | null;
-    object_id: string | null;
-  }>`insert into workflow_runs (id, execution_id, workspace_id, recipient_key, recipient_type, distinct_id,
+  const { rows } =
+    await sql<InsertedRun>`insert into workflow_runs (id, execution_id, workspace_id, recipient_key, recipient_type, distinct_id,
       object_type, object_id, inline, subscription)
     select r.id, r.execution_id, r.workspace_id, r.recipient_key, r.recipient_type, r.distinct_id,
       r.object_type, r.object_id, r.inline, r.subscription
@@ -44,9 +39,30 @@ export async function insertRunsOf(db: Db, runs: (NewRun & { execution_id: strin
       recipient_key text, recipient_type text, distinct_id text, object_type text, object_id text, inline jsonb,
       subscription jsonb)
     on conflict (execution_id, recipient_key) do nothing
-    returning id, execution_id, recipient_type, object_type, object_id`.execute(db);
+    returning id, execution_id, workspace_id, recipient_key, recipient_type, distinct_id, object_type, object_id, inline,
+      subscription, data as run_data, status, position, resume_at, rate_limited`.execute(db);
   return rows;
 }
+
+/** A run as inserted: its own columns as `lockRun` reads them, without its execution's. */
+export type InsertedRun = Pick<
+  LockedRun,
+  | 'id'
+  | 'execution_id'
+  | 'workspace_id'
+  | 'recipient_key'
+  | 'recipient_type'
+  | 'distinct_id'
+  | 'object_type'
+  | 'object_id'
+  | 'inline'
+  | 'subscription'
+  | 'run_data'
+  | 'status'
+  | 'position'
+  | 'resume_at'
+  | 'rate_limited'
+>;
 
 const runColumns = (db: Db) =>
   db
