@@ -833,12 +833,16 @@ export async function fanOutBesidePurge(ctx: EngineContext, pairs: number): Prom
     await ctx.query('delete from pgboss.schedule where name = $1', [QUEUES.retention]);
     for (let pair = 0; pair < pairs; pair += 1) {
       for (const purge of pair % 2 === 0 ? [false, true] : [true, false]) {
-        await drain(ctx, 60);
+        const drained = await drain(ctx, 60);
         const cutoff = new Date(Date.now() - days * 86_400_000);
-        ctx.log(`  pair ${pair + 1}, ${purge ? 'with' : 'without'} the purge: seeding ${expired.toLocaleString('en-US')} old rows`);
+        const t0 = Date.now();
         await clearExpired(seeding.db, cutoff);
+        const t1 = Date.now();
         await seedExpired(seeding.db, mainWorkspaceId, expired, new Date(cutoff.getTime() - 86_400_000));
         await ctx.query('analyze messages, workflow_runs, executions, events');
+        ctx.log(
+          `  pair ${pair + 1}, ${purge ? 'with' : 'without'} the purge: ${drained === undefined ? 'queue not drained in 60 s; ' : ''}old rows cleared in ${((t1 - t0) / 1000).toFixed(0)} s, ${expired.toLocaleString('en-US')} seeded in ${((Date.now() - t1) / 1000).toFixed(0)} s`,
+        );
         let purged: PurgeFigures | undefined;
         const figures = await fanOut(
           ctx,
@@ -863,7 +867,8 @@ export async function fanOutBesidePurge(ctx: EngineContext, pairs: number): Prom
     await purging.db.destroy();
   }
   const rows = runs.map(({ purge, figures, purged }, index): EngineFigures => {
-    const perRow = purged && purged.rows > 0 ? ` (${Math.round((purged.databaseCpuMs * 1000) / purged.rows)} µs a row)` : '';
+    const perRow =
+      purged && purged.rows > 0 ? ` (${Math.round((purged.databaseCpuMs * 1000) / purged.rows)} µs a row)` : '';
     return {
       ...figures,
       what: `${subscribers.toLocaleString('en-US')} subscribers, ${purge ? 'purge beside' : 'no purge'} (pair ${Math.floor(index / 2) + 1})`,

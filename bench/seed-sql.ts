@@ -118,8 +118,8 @@ export async function seedExpired(db: Db, workspaceId: number, total: number, be
   });
   await inChunks(shape.events, (from, to) =>
     sql`
-      insert into events overriding system value (id, workspace_id, distinct_id, event, properties, tenant_id, insert_id, created_at, received_at)
-      select -(${from}::bigint + i + 1) - 1000000000000, ${workspaceId}::int, 'user-' || (i % 1000), 'page_viewed',
+      insert into events (id, workspace_id, distinct_id, event, properties, tenant_id, insert_id, created_at, received_at)
+      overriding system value select -(${from}::bigint + i + 1) - 1000000000000, ${workspaceId}::int, 'user-' || (i % 1000), 'page_viewed',
         '{"source":"web"}'::jsonb, 'default', 'expired-' || (${from}::bigint + i), ${at(from / 2)}::timestamptz, ${at(from / 2)}::timestamptz
       from generate_series(0, ${to - from}::int) as i
     `.execute(db),
