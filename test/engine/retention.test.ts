@@ -102,26 +102,21 @@ describe('retention', () => {
     expect(before.oldMessages).toBe(2);
     expect(before.oldJobs).toBeGreaterThan(0);
 
+    // The clock moved RETENTION_DAYS past the split: what was made before it is older than that.
+    const passAfterSplit = (signal?: AbortSignal) =>
+      purgeExpired({
+        db: t().db,
+        queue: t().engineRuntime!.queue,
+        now: () => split + DAYS * DAY,
+        days: DAYS,
+        batchSize: 1,
+        signal,
+      });
     // A pass whose job was aborted starts no batch, in any table.
-    const aborted = await purgeExpired({
-      db: t().db,
-      queue: t().engineRuntime!.queue,
-      now: () => split + DAYS * DAY,
-      days: DAYS,
-      batchSize: 1,
-      signal: AbortSignal.abort(),
-    });
-    expect(aborted).toEqual({});
+    expect(await passAfterSplit(AbortSignal.abort())).toEqual({});
     expect(await count('messages', inExecutions(old))).toBe(2);
 
-    // The clock moved RETENTION_DAYS past the split: what was made before it is older than that.
-    const purged = await purgeExpired({
-      db: t().db,
-      queue: t().engineRuntime!.queue,
-      now: () => split + DAYS * DAY,
-      days: DAYS,
-      batchSize: 1,
-    });
+    const purged = await passAfterSplit();
     expect(purged).toMatchObject({
       messages: 2,
       runs: 2,
