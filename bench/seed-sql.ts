@@ -100,6 +100,9 @@ export async function seedExpired(db: Db, workspaceId: number, total: number, be
       select ${ulid('E', from)}, ${workspaceId}::int, 'expired-digest', 1, 'transactional', 'default',
         jsonb_build_array('user-' || i), 'api', 'accepted', ${time}::timestamptz
       from ${range}`.execute(db);
+    // A run's foreign-key check keeps the plan of its connection's first use until executions' statistics change:
+    // planned on a nearly empty table it scans the table for every run (bench/scenarios-engine.ts, warmEngineTables).
+    await sql`analyze executions`.execute(db);
     await sql`
       insert into workflow_runs (id, execution_id, workspace_id, recipient_key, recipient_type, distinct_id, status,
         position, steps, created_at, updated_at)
