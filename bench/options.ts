@@ -17,6 +17,10 @@ export interface Sizes {
   roundSeconds: number;
   /** Upper bound, in seconds, on seeding through the API (subscriptions); what was reached is reported. */
   apiSeedBudget: number;
+  /** Scenario 15: rows older than RETENTION_DAYS seeded before each of its runs, for the purge beside the fan-out. */
+  expiredRows: number;
+  /** Scenario 15: pairs of fan-outs without and with the purge. */
+  pairs: number;
 }
 
 const FULL: Sizes = {
@@ -30,6 +34,8 @@ const FULL: Sizes = {
   rounds: 6,
   roundSeconds: 5,
   apiSeedBudget: 360,
+  expiredRows: 1_000_000,
+  pairs: 2,
 };
 
 const QUICK: Sizes = {
@@ -43,6 +49,8 @@ const QUICK: Sizes = {
   rounds: 2,
   roundSeconds: 3,
   apiSeedBudget: 30,
+  expiredRows: 100_000,
+  pairs: 2,
 };
 
 export interface BenchOptions {
@@ -64,12 +72,14 @@ const USAGE = `npm run bench -- [options]
 
   --quick            small data set and short runs (< 2 minutes)
   --embedded         Herald on embedded PGlite (temporary DATA_DIR) instead of PostgreSQL
-  --only 1,5         run only these scenarios
+  --only 1,5         run only these scenarios (15, the fan-out beside a retention purge, runs only when named)
   --log-level L      Herald LOG_LEVEL (default info, as shipped)
   --profile          start Herald with --cpu-prof (bench/results/profiles/)
   --rounds N         interleaved rounds for scenarios 1 and 6 (more rounds, steadier ratio)
-  --subscribers N    subscribers of the fan-out object (scenarios 9, 10, 12), with at least as
+  --subscribers N    subscribers of the fan-out object (scenarios 9, 10, 12, 15), with at least as
                      many users and 10 events per user: a quick run on the full run's table sizes
+                     (and scenario 15's 1,000,000 old rows)
+  --pairs N          scenario 15: pairs of fan-outs without / with the purge, alternating (default 2)
   --no-write         do not update BENCHMARKS.md (quick runs never do)
 
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/herald_bench).
@@ -87,6 +97,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-write': { type: 'boolean', default: false },
       rounds: { type: 'string' },
       subscribers: { type: 'string' },
+      pairs: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -109,6 +120,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const sizes = {
     ...(values.quick ? QUICK : FULL),
     ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
+    ...(values.pairs ? { pairs: Math.max(1, Number(values.pairs)) } : {}),
   };
   if (subscribers !== undefined) {
     sizes.objectSubscribers = subscribers;
@@ -116,6 +128,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     sizes.events = Math.max(sizes.events, 10 * sizes.users);
     // Seeding the subscribers through the API gets a third of this budget.
     sizes.apiSeedBudget = Math.max(sizes.apiSeedBudget, 3 * Math.ceil(subscribers / 1000));
+    sizes.expiredRows = FULL.expiredRows;
   }
   return {
     quick: values.quick,
@@ -129,7 +142,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   };
 }
 
-export const wants = (options: BenchOptions, id: string) => options.only.size === 0 || options.only.has(id);
+/** Scenarios a run without --only leaves out: 15 seeds a million rows before each of its runs. */
+const ON_REQUEST = new Set(['15']);
+
+export const wants = (options: BenchOptions, id: string) =>
+  options.only.size === 0 ? !ON_REQUEST.has(id) : options.only.has(id);
 
 /** Scenario 7's pool of recipients beyond the large object's subscribers (new ones to add). */
 export const scaleExtra = (sizes: Sizes) => Math.max(10_000, Math.floor(sizes.scaleSubscribers / 10));

@@ -13,6 +13,7 @@ import { parseOptions, wants, type BenchOptions } from './options.js';
 import { prepareDatabase, seedScaleUsers, type Timed } from './prepare.js';
 import { databaseCpuMs, RssSampler, startBackground, startServer, stopServer, type Server } from './processes.js';
 import {
+  fanOutBesidePurge,
   fanOuts,
   idleLatency,
   providerBoundWorkers,
@@ -94,7 +95,7 @@ async function runScenarios(
   await step(['5'], 'list workspace keys', () => listWorkspaceKeys(ctx));
   await step(['4'], 'segment dry run', () => segmentDryRun(ctx));
   // The engine's scenarios run before 2 and 3, whose writes change subscriptions and preferences.
-  if (['8', '9', '10', '11', '12', '13', '14'].some((id) => wants(options, id))) {
+  if (['8', '9', '10', '11', '12', '13', '14', '15'].some((id) => wants(options, id))) {
     const sink = await startSink();
     try {
       const ectx = await engine();
@@ -110,6 +111,7 @@ async function runScenarios(
       );
       await step(['13'], 'a second worker, provider-bound deliveries', () => providerBoundWorkers(ectx, sink));
       await step(['14'], 'sustained end to end', () => sustained(ectx));
+      await step(['15'], 'fan-out beside a retention purge', () => fanOutBesidePurge(ectx, options.sizes.pairs));
     } finally {
       await sink.close();
     }
@@ -220,6 +222,7 @@ async function main() {
       },
       ...(statsClient
         ? {
+            database: { url: options.databaseUrl, mainWorkspaceId: prepared.mainId },
             query: <R>(text: string, values?: unknown[]) =>
               statsClient.query(text, values) as unknown as Promise<{ rows: R[] }>,
             listen: async (onPayload: (payload: string) => void) => {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +8,11 @@ import { runLoad, send, type LoadFigures, type RequestSpec } from './load.js';
 import { cycle, measure, missingSeed, notRun, probe, type ScenarioContext, type ScenarioResult } from './measure.js';
 import { cpuBetween, cpuMs, type Server } from './processes.js';
 import { base, management, seedObjects, seedSubscribers, type ApiContext } from './seed-api.js';
+import { clearExpired, seedExpired } from './seed-sql.js';
+import { ConfigSchema } from '../src/config.js';
+import { createDatabase, type Db } from '../src/db/database.js';
+import { QUEUES, Queue } from '../src/engine/queue.js';
+import { purgeExpired, RETENTION_BATCH_SIZE, type PurgeCounts } from '../src/engine/retention.js';
 
 /**
  * The engine's scenarios (issue #19): Herald's API and worker(s) as separate processes on
@@ -30,6 +36,8 @@ export interface EngineContext extends ScenarioContext {
   query?: <R>(text: string, values?: unknown[]) => Promise<{ rows: R[] }>;
   /** A LISTEN on herald_inbox (PostgreSQL only). */
   listen?: (onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
+  /** The database Herald runs on and the main workspace's id there (PostgreSQL only): scenario 15 seeds and purges it. */
+  database?: { url: string; mainWorkspaceId: number };
 }
 
 /** Figures of one engine run, as the report prints them. */
@@ -255,7 +263,13 @@ async function snapshot(ctx: EngineContext): Promise<CpuSnapshot> {
     ...(ctx.databaseCpu ? { database: await ctx.databaseCpu() } : {}),
   };
 }
-async function cpuSince(ctx: EngineContext, before: CpuSnapshot, apiPids: number[], messages: number) {
+async function cpuSince(
+  ctx: EngineContext,
+  before: CpuSnapshot,
+  apiPids: number[],
+  messages: number,
+  otherBackends: number[] = [],
+) {
   const per = (ms: number) => (ms * 1000) / Math.max(1, messages);
   let api = 0;
   let workers = 0;
@@ -264,9 +278,17 @@ async function cpuSince(ctx: EngineContext, before: CpuSnapshot, apiPids: number
     if (apiPids.includes(pid)) api += used;
     else workers += used;
   }
-  const database =
-    before.database && ctx.databaseCpu ? cpuBetween(before.database, await ctx.databaseCpu()) : undefined;
+  const after = before.database && ctx.databaseCpu ? await ctx.databaseCpu() : undefined;
+  for (const pid of otherBackends) after?.delete(pid);
+  const database = before.database && after ? cpuBetween(before.database, after) : undefined;
   return { api: per(api), workers: per(workers), ...(database === undefined ? {} : { database: per(database) }) };
+}
+
+/** Work run beside a fan-out from just before its trigger until its last message settled (scenario 15's purge). */
+interface Beside {
+  /** Its own PostgreSQL backends, left out of the fan-out's database CPU. */
+  backends: number[];
+  stop(): Promise<void>;
 }
 
 /**
@@ -280,11 +302,13 @@ async function fanOut(
   timeoutSeconds: number,
   sink?: Awaited<ReturnType<typeof startSink>>,
   object: { type: string; id: string } = ORGANIZATION,
+  beside?: () => Promise<Beside>,
 ): Promise<EngineFigures & { error?: string }> {
   const apiPids = [ctx.herald.pid];
   ctx.sampler.reset();
   ctx.workerPeaks(true);
   const before = await snapshot(ctx);
+  const alongside = await beside?.();
   const sinkBefore = sink?.stats().count ?? 0;
   const sent = Date.now();
   const accepted = await send(
@@ -305,7 +329,8 @@ async function fanOut(
     }
     await sleep(ctx.query ? 250 : 1000);
   }
-  const cpu = await cpuSince(ctx, before, apiPids, state.total);
+  await alongside?.stop();
+  const cpu = await cpuSince(ctx, before, apiPids, state.total, alongside?.backends);
   const last = sink ? sink.stats().last : (state.last ?? doneAt);
   const seconds = doneAt ? (last - acceptedAt) / 1000 : (Date.now() - acceptedAt) / 1000;
   const delivered = sink ? sink.stats().count - sinkBefore : state.total;
@@ -337,6 +362,7 @@ const SCENARIO_TITLES = {
   '12': 'two API + two worker processes: trigger accept across both APIs, fan-out on both workers',
   '13': 'a second worker when deliveries wait on the provider: webhook fan-out to a sink answering in 100 ms',
   '14': 'sustained end to end: single-recipient triggers (send_inbox) offered at a fixed rate, API + one worker',
+  '15': "scenario 9's fan-out without and with a retention purge of old rows beside it, alternating",
 } as const;
 
 const engineResult = (
@@ -734,6 +760,152 @@ export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
       : `highest offered rate with a flat backlog: ${best.toLocaleString('en-US')} triggers/s`,
   );
   return engineResult('14', 0, rows, [], notes);
+}
+
+/** What the purge beside a fan-out did: rows deleted per table, in how long, and its backend's CPU. */
+interface PurgeFigures {
+  counts: PurgeCounts;
+  rows: number;
+  seconds: number;
+  databaseCpuMs: number;
+}
+
+/**
+ * The real hourly pass (engine/retention.ts, `purgeExpired` with the real clock and the configured days) on a
+ * connection of its own, started before the trigger and aborted once the fan-out settled: the fan-out's own rows
+ * are newer than the cutoff and never purged.
+ */
+async function purgeBeside(db: Db, queue: Queue, days: number, report: (figures: PurgeFigures) => void) {
+  const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+  const cpuBefore = cpuMs(pid);
+  const controller = new AbortController();
+  const started = performance.now();
+  let ended = 0;
+  const pass = purgeExpired({ db, queue, now: Date.now, days, signal: controller.signal }).finally(() => {
+    ended = performance.now();
+  });
+  return {
+    backends: [pid],
+    stop: async () => {
+      controller.abort();
+      const counts = await pass;
+      const rows = Object.values(counts).reduce((sum, n) => sum + n, 0);
+      report({ counts, rows, seconds: (ended - started) / 1000, databaseCpuMs: cpuMs(pid) - cpuBefore });
+    },
+  };
+}
+
+/** RETENTION_DAYS as the bench's workers read it (they get the harness's environment). */
+const retentionDays = () => Number(process.env.RETENTION_DAYS ?? ConfigSchema.properties.RETENTION_DAYS.default);
+
+/**
+ * Scenario 15 (issue #29, point 5): scenario 9's fan-out, one worker, `pairs` times without and with a retention
+ * purge beside it, alternating (without first in odd pairs, with first in even ones). Before every run the tables
+ * are brought to the same state: what an earlier run left of the old rows deleted and vacuumed away, then
+ * `sizes.expiredRows` rows older than RETENTION_DAYS seeded by SQL (bench/seed-sql.ts, `seedExpired`) and analyzed.
+ * The workers' own hourly pass is unscheduled for the scenario, so no run has a purge it did not ask for.
+ */
+export async function fanOutBesidePurge(ctx: EngineContext, pairs: number): Promise<ScenarioResult> {
+  const scenario = { id: '15', title: SCENARIO_TITLES['15'], connections: 1 };
+  const days = retentionDays();
+  if (!ctx.database || !ctx.query)
+    return notRun(scenario, {
+      ok: false,
+      status: 'unavailable',
+      reason: 'the harness seeds and purges beside Herald through connections of its own (PostgreSQL only)',
+    });
+  if (days <= 0) return notRun(scenario, { ok: false, status: 'unavailable', reason: 'RETENTION_DAYS=0: no purge' });
+  const seeded = missingSeed(ctx, /^subscribers of /);
+  if (!seeded.ok) return notRun(scenario, seeded);
+  const { url, mainWorkspaceId } = ctx.database;
+  const subscribers = fanoutSize(ctx);
+  const expired = ctx.sizes.expiredRows;
+  const seeding = createDatabase({ url, poolSize: 2 });
+  const purgeUrl = new URL(url);
+  purgeUrl.searchParams.set('application_name', 'herald-bench-purge');
+  // One connection: the pass's statements all run on the backend whose CPU is counted apart.
+  const purging = createDatabase({ url: purgeUrl.toString(), poolSize: 1 });
+  // Never started: the pass only asks it for its job table's statement, run on `purging`.
+  const queue = new Queue({ url });
+  const runs: { purge: boolean; figures: EngineFigures; purged?: PurgeFigures }[] = [];
+  try {
+    await ctx.workers(1);
+    await ctx.query('delete from pgboss.schedule where name = $1', [QUEUES.retention]);
+    for (let pair = 0; pair < pairs; pair += 1) {
+      for (const purge of pair % 2 === 0 ? [false, true] : [true, false]) {
+        const drained = await drain(ctx, 60);
+        const cutoff = new Date(Date.now() - days * 86_400_000);
+        const t0 = Date.now();
+        await clearExpired(seeding.db, cutoff);
+        const t1 = Date.now();
+        await seedExpired(seeding.db, mainWorkspaceId, expired, new Date(cutoff.getTime() - 86_400_000));
+        await ctx.query('analyze messages, workflow_runs, executions, events');
+        ctx.log(
+          `  pair ${pair + 1}, ${purge ? 'with' : 'without'} the purge: ${drained === undefined ? 'queue not drained in 60 s; ' : ''}old rows cleared in ${((t1 - t0) / 1000).toFixed(0)} s, ${expired.toLocaleString('en-US')} seeded in ${((Date.now() - t1) / 1000).toFixed(0)} s`,
+        );
+        let purged: PurgeFigures | undefined;
+        const figures = await fanOut(
+          ctx,
+          WORKFLOWS.inbox,
+          subscribers + 1,
+          fanoutTimeout(subscribers),
+          undefined,
+          ORGANIZATION,
+          purge
+            ? () =>
+                purgeBeside(purging.db, queue, days, (figures) => {
+                  purged = figures;
+                })
+            : undefined,
+        );
+        if (figures.error) return { ...scenario, status: 'failed', reason: figures.error, series: [] };
+        runs.push({ purge, figures, purged });
+      }
+    }
+  } finally {
+    await seeding.db.destroy();
+    await purging.db.destroy();
+  }
+  const rows = runs.map(({ purge, figures, purged }, index): EngineFigures => {
+    const perRow =
+      purged && purged.rows > 0 ? ` (${Math.round((purged.databaseCpuMs * 1000) / purged.rows)} µs a row)` : '';
+    return {
+      ...figures,
+      what: `${subscribers.toLocaleString('en-US')} subscribers, ${purge ? 'purge beside' : 'no purge'} (pair ${Math.floor(index / 2) + 1})`,
+      note: [
+        figures.note,
+        purged
+          ? `purge: ${purged.rows.toLocaleString('en-US')} rows in ${purged.seconds.toFixed(1)} s, ${Math.round(purged.rows / Math.max(0.001, purged.seconds)).toLocaleString('en-US')} rows/s (${Object.entries(
+              purged.counts,
+            )
+              .filter(([, n]) => n > 0)
+              .map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`)
+              .join(', ')}); its backend ${(purged.databaseCpuMs / 1000).toFixed(1)} CPU s${perRow}, not in DB µs/msg`
+          : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    };
+  });
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const side = (purge: boolean, pick: (f: EngineFigures) => number | undefined) =>
+    median(runs.filter((run) => run.purge === purge).map((run) => pick(run.figures) ?? NaN));
+  const ratio = (pick: (f: EngineFigures) => number | undefined) => (side(true, pick) / side(false, pick)).toFixed(2);
+  const purgedRuns = runs.flatMap((run) => (run.purged ? [run.purged] : []));
+  return engineResult(
+    '15',
+    1,
+    rows,
+    [],
+    [
+      `with ÷ without (medians of ${pairs} pair${pairs === 1 ? '' : 's'}): duration ${ratio((f) => f.seconds)}, deliveries/s ${ratio((f) => f.perSecond)}, worker CPU µs/msg ${ratio((f) => f.cpuUsPerMessage?.workers)}, PostgreSQL CPU µs/msg (the fan-out's backends) ${ratio((f) => f.cpuUsPerMessage?.database)}`,
+      `purge beside the fan-out: ${purgedRuns.map((p) => Math.round(p.rows / Math.max(0.001, p.seconds)).toLocaleString('en-US')).join(', ')} rows/s; ${expired.toLocaleString('en-US')} old rows seeded before every run, RETENTION_DAYS=${days}, batches of ${RETENTION_BATCH_SIZE.toLocaleString('en-US')}`,
+    ],
+  );
 }
 
 export type { LoadFigures };

@@ -40,12 +40,15 @@ export async function purgeExpired(deps: RetentionDeps): Promise<PurgeCounts> {
     ...Object.entries(purges),
     ['queue_jobs', (db, at, limit) => deps.queue.purgeFinishedJobs(db, at, limit)],
   ];
+  // Once the pass's time is spent or its job aborted, no batch starts, in this table or the next.
+  const over = () => performance.now() > ends || deps.signal?.aborted === true;
   for (const [table, purge] of steps) {
+    if (over()) break;
     counts[table] = 0;
     for (;;) {
       const gone = await purge(deps.db, cutoff, batchSize);
       counts[table] += gone;
-      if (gone < batchSize || performance.now() > ends || deps.signal?.aborted) break;
+      if (gone < batchSize || over()) break;
     }
   }
   return counts;

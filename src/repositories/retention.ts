@@ -13,6 +13,14 @@ import type { Db } from '../db/database.js';
 const LIVE_RUN = sql`('running', 'waiting', 'batched')`;
 
 /**
+ * The run `runId` names is not live (or is gone). A lookup by primary key for each candidate row: as `not exists`,
+ * the planner, expecting next to no live run, scanned the whole runs table for every batch (0.55 s a batch of
+ * messages beside 450,000 runs; BENCHMARKS.md, "Retention").
+ */
+const runNotLive = (runId: RawBuilder<unknown>) =>
+  sql`coalesce((select r.status from workflow_runs r where r.id = ${runId}), '') not in ${LIVE_RUN}`;
+
+/**
  * The smallest ULID made at `cutoff`: ids of messages, runs and triggers are ULIDs (src/ids.ts), so
  * `id < this` walks the primary key's oldest end instead of scanning the whole table.
  */
@@ -40,7 +48,7 @@ export const purges = {
       cutoff,
       limit,
       sql`t.created_at < ${cutoff} and t.status not in ('to_be_triggered', 'triggered')
-        and not exists (select 1 from workflow_runs r where r.id = t.run_id and r.status in ${LIVE_RUN})`,
+        and ${runNotLive(sql.ref('t.run_id'))}`,
     ),
   /** Runs that finished (last changed) before the cutoff. */
   runs: (db: Db, cutoff: Date, limit: number) =>
@@ -92,8 +100,7 @@ export const purges = {
       db,
       sql`delete from workflow_event_waits where (run_id, node_ref) in (
         select w.run_id, w.node_ref from workflow_event_waits w
-         where w.created_at < ${cutoff} and w.status <> 'waiting'
-           and not exists (select 1 from workflow_runs r where r.id = w.run_id and r.status in ${LIVE_RUN})
+         where w.created_at < ${cutoff} and w.status <> 'waiting' and ${runNotLive(sql.ref('w.run_id'))}
          limit ${limit})`,
     ),
   /** Batches (and their items) opened before the cutoff, closed, whose waiting run is no longer live. */
@@ -102,8 +109,7 @@ export const purges = {
       db,
       sql`delete from workflow_batches where id = any(array(
         select b.id from workflow_batches b
-         where b.created_at < ${cutoff} and b.status <> 'open'
-           and not exists (select 1 from workflow_runs r where r.id = b.waiter_run_id and r.status in ${LIVE_RUN})
+         where b.created_at < ${cutoff} and b.status <> 'open' and ${runNotLive(sql.ref('b.waiter_run_id'))}
          limit ${limit}))`,
     ),
   /**

@@ -103,13 +103,20 @@ describe('retention', () => {
     expect(before.oldJobs).toBeGreaterThan(0);
 
     // The clock moved RETENTION_DAYS past the split: what was made before it is older than that.
-    const purged = await purgeExpired({
-      db: t().db,
-      queue: t().engineRuntime!.queue,
-      now: () => split + DAYS * DAY,
-      days: DAYS,
-      batchSize: 1,
-    });
+    const passAfterSplit = (signal?: AbortSignal) =>
+      purgeExpired({
+        db: t().db,
+        queue: t().engineRuntime!.queue,
+        now: () => split + DAYS * DAY,
+        days: DAYS,
+        batchSize: 1,
+        signal,
+      });
+    // A pass whose job was aborted starts no batch, in any table.
+    expect(await passAfterSplit(AbortSignal.abort())).toEqual({});
+    expect(await count('messages', inExecutions(old))).toBe(2);
+
+    const purged = await passAfterSplit();
     expect(purged).toMatchObject({
       messages: 2,
       runs: 2,
