@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { RunStep } from '../domain/run-steps.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import type { Json, JsonWithDefault, NullableTimestamp, Timestamp } from './types.js';
 
@@ -57,7 +58,7 @@ export interface WorkflowRunsTable {
   /** The workflow's ratelimit refused this run: its deliveries are recorded, not sent. */
   rate_limited: Generated<boolean>;
   /** The run's trace: every step's outcome, in order (docs/runs.md). */
-  steps: JsonWithDefault<Record<string, unknown>[]>;
+  steps: JsonWithDefault<RunStep[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
