@@ -243,9 +243,6 @@ async function walk(deps: TestRunDeps, trx: Trx, workspaceId: number, slug: stri
   };
 }
 
-/** What a test run found: the run's trace, and per delivering step (by its index) each message's decision. */
-export type TestRunResult = Awaited<ReturnType<typeof walk>>;
-
 /** Walks the workflow for one recipient and rolls everything back; answers what the run would have done. */
 export async function testRunWorkflow(deps: TestRunDeps, workspaceId: number, slug: string, input: TestRunInput) {
   let result: Awaited<ReturnType<typeof walk>> | undefined;

@@ -22,7 +22,7 @@ export const MESSAGE_ACTIONS = ['seen', 'clicked', 'dismissed', 'read', 'unread'
 const NullableTime = Nullable(Timestamp);
 
 /** The template version and variant a message was rendered from (messages.template). */
-export const MessageTemplateSchema = Type.Object({
+const MessageTemplateSchema = Type.Object({
   slug: Type.String(),
   version_no: Type.Integer(),
   variant_id: Type.String(),

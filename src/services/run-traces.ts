@@ -14,5 +14,3 @@ export async function getExecutionTrace(db: Db, workspaceId: number, executionId
   );
   return { execution, runs, waiters };
 }
-
-export type ExecutionTrace = Awaited<ReturnType<typeof getExecutionTrace>>;
