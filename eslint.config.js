@@ -24,7 +24,13 @@ const layers = {
   // Vendor use-cases validate a vendor's config with its provider's schema (channels/registry.ts) and test it.
   services: {
     pattern: 'src/services/**',
-    imports: ['repositories', 'domain', 'presenters', 'schemas', 'db', 'errors', 'crypto', 'ids', 'channels'],
+    imports: ['repositories', 'domain', 'schemas', 'db', 'errors', 'crypto', 'ids', 'channels'],
+  },
+  // The one service that calls a presenter: a delivery-status event's body is the message as GET /v1/message/{id}/
+  // shows it, stored once and sent as is (docs/ARCHITECTURE.md, "Presenters").
+  'webhook-event-body': {
+    pattern: 'src/services/webhook-events.ts',
+    imports: ['services', 'repositories', 'presenters', 'db'],
   },
   auth: { pattern: 'src/auth/**', imports: ['repositories', 'domain', 'db', 'crypto', 'errors', 'ids', 'schemas'] },
   // The runner's sandbox reads the workspace's segment scopes and its connection settings.

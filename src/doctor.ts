@@ -140,7 +140,7 @@ export async function doctor(config: Config): Promise<Check[]> {
       const name = `vendor ${vendor.slug}/${vendor.nickname ?? vendor.provider}`;
       let endpoint;
       try {
-        endpoint = endpointOf(vendor.provider, openConfig(vendor.config as Record<string, unknown>, box));
+        endpoint = endpointOf(vendor.provider, openConfig(vendor.config, box));
       } catch {
         checks.push({ check: name, ok: false, detail: 'its config does not open with SECRET_KEY' });
         continue;

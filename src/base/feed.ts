@@ -3,6 +3,7 @@ import { verifyInboxToken, type InboxSubscriber } from '../auth/inbox-token.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { EVENT_BODY_LIMIT } from '../schemas/events.js';
 import { triggerEventWorkflows } from '../engine/event-triggers.js';
+import { presentNotification } from '../presenters/feed.js';
 import { subscriberPreferenceRoutes } from './subscriber-preferences.js';
 import {
   BulkSeenBodySchema,
@@ -86,7 +87,14 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FeedListSchema, ...fullErrors(400, 401, 403) },
       },
     },
-    async (request) => listNotifications(app.db, feedOwner(request.subscriber!, request.query), request.query),
+    async (request) => {
+      const { rows, meta } = await listNotifications(
+        app.db,
+        feedOwner(request.subscriber!, request.query),
+        request.query,
+      );
+      return { results: rows.map(presentNotification), meta };
+    },
   );
 
   app.get(
@@ -102,7 +110,10 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ref(NotificationSchema), ...fullErrors(400, 401, 403, 404) },
       },
     },
-    async (request) => getNotification(app.db, feedOwner(request.subscriber!, request.query), request.params.n_id),
+    async (request) =>
+      presentNotification(
+        await getNotification(app.db, feedOwner(request.subscriber!, request.query), request.params.n_id),
+      ),
   );
 
   app.get(
@@ -136,7 +147,7 @@ export const feedTree: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const owner = feedOwner(request.subscriber!, request.query);
-      return actOnNotification(app.db, owner, request.params.n_id, request.params.action);
+      return presentNotification(await actOnNotification(app.db, owner, request.params.n_id, request.params.action));
     },
   );
 

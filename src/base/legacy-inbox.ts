@@ -15,11 +15,11 @@ import {
   LegacyNotificationSchema,
   LegacyScopeQuerySchema,
 } from '../schemas/legacy-inbox.js';
-import { actOnNotification, markNotifications, resetBadge } from '../services/feed.js';
+import { presentLegacyNotification } from '../presenters/feed.js';
+import { actOnNotification, getNotification, markNotifications, resetBadge } from '../services/feed.js';
 import {
   clickLegacyNotification,
   countLegacyNotifications,
-  getLegacyNotification,
   legacyFeedOwner,
   listLegacyNotifications,
 } from '../services/legacy-inbox.js';
@@ -72,8 +72,11 @@ export const legacyInboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: LegacyListSchema, ...fullErrors(400, 401) },
       },
     },
-    async (request) =>
-      listLegacyNotifications(app.db, await ownerOf(request.headers.authorization, request.query), request.query),
+    async (request) => {
+      const owner = await ownerOf(request.headers.authorization, request.query);
+      const { rows, meta } = await listLegacyNotifications(app.db, owner, request.query);
+      return { results: rows.map(presentLegacyNotification), meta };
+    },
   );
 
   app.get(
@@ -109,8 +112,10 @@ export const legacyInboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: LegacyNotificationSchema, ...fullErrors(400, 401, 404) },
       },
     },
-    async (request) =>
-      getLegacyNotification(app.db, await ownerOf(request.headers.authorization, request.query), request.params.n_id),
+    async (request) => {
+      const owner = await ownerOf(request.headers.authorization, request.query);
+      return { data: presentLegacyNotification(await getNotification(app.db, owner, request.params.n_id)) };
+    },
   );
 
   app.post(
@@ -128,8 +133,8 @@ export const legacyInboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const owner = await ownerOf(request.headers.authorization, request.body);
-      const notification = await actOnNotification(app.db, owner, request.params.n_id, ACTIONS[request.body.action]);
-      return { data: { ...notification, seen_on: notification.read_on } };
+      const row = await actOnNotification(app.db, owner, request.params.n_id, ACTIONS[request.body.action]);
+      return { data: presentLegacyNotification(row) };
     },
   );
 

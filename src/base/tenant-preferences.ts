@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { offsetPage } from '../services/offset-page.js';
-import { placedCategories, presentTenantCategory, presentTenantPreferences } from '../presenters/tenant-preferences.js';
+import { placedCategories } from '../domain/tenant-preferences.js';
+import { presentTenantCategory, presentTenantPreferences } from '../presenters/tenant-preferences.js';
 import { findPlacedCategory, readTenantPreferences, updateTenantCategory } from '../services/tenant-preferences.js';
 import { OffsetQuerySchema, offsetList, ref, shortErrors } from '../schemas/common.js';
 import {

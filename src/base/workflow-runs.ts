@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { surfaceOperation, surfaceParams, surfacePath, surfaceTags, type Surface } from '../http/surfaces.js';
-import { getExecutionTrace, listExecutionTraces } from '../services/run-traces.js';
+import { presentExecution, presentExecutionTrace } from '../presenters/run-traces.js';
+import { listTracedExecutions } from '../repositories/run-traces.js';
+import { getExecutionTrace } from '../services/run-traces.js';
 import { fullErrors, ref } from '../schemas/common.js';
 import { cursorList } from '../schemas/cursor.js';
 import {
@@ -34,7 +36,7 @@ export const workflowRunRoutes =
       },
       async (request) => {
         const q = request.query;
-        return listExecutionTraces(
+        const page = await listTracedExecutions(
           app.db,
           request.workspace.id,
           {
@@ -46,6 +48,7 @@ export const workflowRunRoutes =
           },
           textCursorWindow(q),
         );
+        return { meta: page.meta, results: page.results.map(presentExecution) };
       },
     );
 
@@ -60,6 +63,7 @@ export const workflowRunRoutes =
           response: { 200: ref(WorkflowExecutionTraceSchema), ...fullErrors(400, 401, 404) },
         },
       },
-      async (request) => getExecutionTrace(app.db, request.workspace.id, request.params.execution_id),
+      async (request) =>
+        presentExecutionTrace(await getExecutionTrace(app.db, request.workspace.id, request.params.execution_id)),
     );
   };

@@ -1,4 +1,6 @@
 import type { Generated } from 'kysely';
+import type { RunStep } from '../domain/run-steps.js';
+import type { DeliveryAttempt, MessageTemplate } from '../schemas/messages.js';
 import type { Recipient } from '../domain/trigger-records.js';
 import type { Json, JsonWithDefault, NullableTimestamp, Timestamp } from './types.js';
 
@@ -57,7 +59,7 @@ export interface WorkflowRunsTable {
   /** The workflow's ratelimit refused this run: its deliveries are recorded, not sent. */
   rate_limited: Generated<boolean>;
   /** The run's trace: every step's outcome, in order (docs/runs.md). */
-  steps: JsonWithDefault<Record<string, unknown>[]>;
+  steps: JsonWithDefault<RunStep[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -83,10 +85,10 @@ export interface MessagesTable {
   status: string;
   reason: string | null;
   vendor: Json<{ name: string; nickname: string | null } | null> | null;
-  template: Json<Record<string, unknown> | null> | null;
+  template: Json<MessageTemplate | null> | null;
   content: Json<Record<string, unknown> | null> | null;
   error: Json<unknown> | null;
-  attempts: JsonWithDefault<unknown[]>;
+  attempts: JsonWithDefault<DeliveryAttempt[]>;
   is_read: Generated<boolean>;
   is_archived: Generated<boolean>;
   created_at: Timestamp;

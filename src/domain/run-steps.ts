@@ -60,3 +60,11 @@ export function traceExecutionStatus(executionStatus: string, runStatuses: Itera
   if (waiting) return 'waiting' as const;
   return failed ? ('failed' as const) : ('completed' as const);
 }
+
+/** The gathering an absorbed run joined: the batch or digest its last step names. */
+export function gatheringOf(run: { status: string; steps: unknown }): string | undefined {
+  if (run.status !== 'batched' || !Array.isArray(run.steps)) return undefined;
+  const last = run.steps.at(-1) as RunStep | undefined;
+  const id = last?.detail?.batch_id ?? last?.detail?.digest_id;
+  return typeof id === 'string' ? id : undefined;
+}

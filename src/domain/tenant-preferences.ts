@@ -1,3 +1,4 @@
+import type { RootCategories } from '../schemas/preference-categories.js';
 import type { CategoryRule } from './preference-evaluation.js';
 
 /**
@@ -33,3 +34,21 @@ export function tenantBlocks(overlay: TenantOverlay | undefined, category: strin
   if (overlay.blockedChannels.has(channel)) return true;
   return overlay.categories.get(category)?.blocked_channels?.includes(channel) ?? false;
 }
+
+type Root = RootCategories[number];
+type Section = NonNullable<Root['sections']>[number];
+
+/** A subcategory of the preference category definition, with its root and section. */
+export interface PlacedCategory {
+  root: Root;
+  section: Section;
+  category: NonNullable<Section['categories']>[number];
+}
+
+/** Each subcategory of the definition with its root and section, in definition order. */
+export const placedCategories = (roots: RootCategories): PlacedCategory[] =>
+  roots.flatMap((root) =>
+    (root.sections ?? []).flatMap((section) =>
+      (section.categories ?? []).map((category) => ({ root, section, category })),
+    ),
+  );

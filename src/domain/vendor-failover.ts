@@ -1,3 +1,5 @@
+import type { DeliveryAttempt } from '../schemas/messages.js';
+
 /**
  * Vendor failover (docs/channels.md, "Failover"; product spec §5): which of a channel's vendors an attempt goes to,
  * and after a failing attempt whether the message retries that vendor, moves to the next one, or fails.
@@ -17,12 +19,9 @@ export interface FailoverVendor {
 }
 
 /** What a stored attempt tells failover: when it was made, and through which vendor (none before failover existed). */
-interface StoredAttempt {
-  at?: string;
-  vendor?: { id?: string };
-}
+type StoredAttempt = Pick<DeliveryAttempt, 'at' | 'vendor'>;
 
-const vendorIdOf = (attempt: unknown) => (attempt as StoredAttempt | null)?.vendor?.id;
+const vendorIdOf = (attempt: StoredAttempt | undefined) => attempt?.vendor?.id;
 
 /**
  * The vendor an attempt goes to: the one its job names (a retry, or a failover) while it is still active, else the
@@ -30,7 +29,7 @@ const vendorIdOf = (attempt: unknown) => (attempt as StoredAttempt | null)?.vend
  */
 export function vendorForAttempt<V extends FailoverVendor>(
   vendors: readonly V[],
-  attempts: readonly unknown[],
+  attempts: readonly StoredAttempt[],
   jobVendorId: string | undefined,
 ): V | undefined {
   const byId = (id: string | undefined) => (id === undefined ? undefined : vendors.find((v) => v.id === id));
@@ -58,17 +57,17 @@ export function afterFailure(input: {
   outcome: { kind: 'retry' | 'failed'; deadAddress?: true };
   vendors: readonly FailoverVendor[];
   current: FailoverVendor;
-  attempts: readonly unknown[];
+  attempts: readonly StoredAttempt[];
   startedAt: number;
   createdAt: number;
   now: number;
   delayMs: (attemptOnVendor: number) => number;
 }): AfterFailure {
   const { outcome, vendors, current, attempts, now } = input;
-  const legacy = (attempt: unknown) => vendorIdOf(attempt) === undefined;
+  const legacy = (attempt: StoredAttempt) => vendorIdOf(attempt) === undefined;
   const here = attempts.filter((a) => vendorIdOf(a) === current.id || legacy(a));
   const attemptsHere = here.length + 1;
-  const firstHere = Date.parse((here[0] as StoredAttempt | undefined)?.at ?? '') || input.startedAt;
+  const firstHere = Date.parse(here[0]?.at ?? '') || input.startedAt;
   const tried = new Set([...attempts.map(vendorIdOf), current.id]);
   const next = vendors.find((v) => !tried.has(v.id));
   const movedHere = attempts.some((a) => !legacy(a) && vendorIdOf(a) !== current.id);

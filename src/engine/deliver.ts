@@ -99,7 +99,7 @@ export interface DeliveryJob {
 const deliverable = (row: MessageRow | undefined, job: DeliveryJob): row is MessageRow =>
   row !== undefined &&
   (row.status === 'to_be_triggered' || row.status === 'triggered') &&
-  (row.attempts as unknown[]).length === job.attempt - 1;
+  row.attempts.length === job.attempt - 1;
 
 async function renderMessage(
   deps: DeliveryDeps,
@@ -271,7 +271,7 @@ async function callProvider(
     outcome,
     vendors,
     current: vendor,
-    attempts: row.attempts as unknown[],
+    attempts: row.attempts,
     startedAt,
     createdAt: row.created_at.getTime(),
     now: deps.now(),
@@ -362,7 +362,7 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     let chosen = vendors.get(key);
     if (!chosen) vendors.set(key, (chosen = channelVendors(deps, row.workspace_id, row.channel)));
     const ordered = await chosen;
-    const vendor = vendorForAttempt(ordered, row.attempts as unknown[], job.vendorId);
+    const vendor = vendorForAttempt(ordered, row.attempts, job.vendorId);
     if (!vendor) settled.push({ row, update: noProvider(row) });
     else calls.push({ job, row, vendors: ordered, vendor, rendered });
   }

@@ -56,7 +56,7 @@ export async function receiveTwilioStatus(deps: { db: Db; secretBox: Sealer }, c
   const workspace = await findWorkspaceBySlug(deps.db, callback.workspace);
   const vendor = workspace && (await findVendor(deps.db, workspace.id, callback.vendorId));
   if (!workspace || !vendor || vendor.provider !== 'twilio') throw unknownVendor();
-  const token = openConfig(vendor.config as Record<string, unknown>, deps.secretBox).auth_token;
+  const token = openConfig(vendor.config, deps.secretBox).auth_token;
   if (typeof token !== 'string' || !isTwilioSigned(token, callback.url, callback.params, callback.signature))
     throw new HttpError(403, 'the request is not signed by this vendor');
 

@@ -226,18 +226,19 @@ async function walk(deps: TestRunDeps, trx: Trx, workspaceId: number, slug: stri
 
   const trace = await getExecutionTrace(trx, workspaceId, executionId);
   const traced = trace.runs[0]!;
-  const steps = [];
-  for (const s of traced.steps) {
+  // Each step that delivered, by its index in the run's steps: what each of its messages would have done.
+  const deliveries = new Map<number, Awaited<ReturnType<typeof deliveriesOf>>>();
+  for (const [index, s] of traced.steps.entries()) {
     const ids = s.outcome === 'delivered_messages' ? ((s.detail as { message_ids?: string[] }).message_ids ?? []) : [];
-    steps.push(ids.length > 0 ? { ...s, deliveries: await deliveriesOf(trx, workspaceId, runId, ids) } : s);
+    if (ids.length > 0) deliveries.set(index, await deliveriesOf(trx, workspaceId, runId, ids));
   }
   return {
     mode: input.mode,
     workflow: { slug, version_id: input.mode === 'live' ? String(versionNo) : null },
     recipient: { distinct_id: recipient.distinctId },
     tenant_id: tenantId,
-    status: traced.status,
-    steps,
+    trace: { ...trace, runs: [traced] },
+    deliveries,
     jobs_not_queued: held.length,
   };
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { badRequest, notFound } from '../errors.js';
-import { presentVariant, type VariantRecord } from '../presenters/templates.js';
+import type { VariantRecord } from '../domain/template-views.js';
+import { presentVariant } from '../presenters/templates.js';
 import { findLiveTemplateVersions } from '../services/templates.js';
 import { errors, offsetList, ref } from '../schemas/common.js';
 import {

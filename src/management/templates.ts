@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { actorOf } from '../auth/request-auth.js';
 import { badRequest } from '../errors.js';
-import { draftView, liveView, presentTemplate } from '../presenters/templates.js';
+import { presentTemplate } from '../presenters/templates.js';
 import { findLiveTemplateVersions } from '../services/templates.js';
 import { errors, offsetList, ref, WorkspaceParamsSchema } from '../schemas/common.js';
 import {
@@ -17,7 +17,14 @@ import {
   TemplateSchema,
 } from '../schemas/templates.js';
 import { CommitMessageQuerySchema } from '../schemas/versioning.js';
-import { commitTemplate, preCommitCheck, requireTemplate, templateView } from '../services/templates.js';
+import {
+  commitTemplate,
+  draftView,
+  liveView,
+  preCommitCheck,
+  requireTemplate,
+  templateView,
+} from '../services/templates.js';
 import { EmptyBodySchema } from '../schemas/empty-body.js';
 import { presentMockData } from '../presenters/template-mock-data.js';
 import {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { testRunWorkflow } from '../engine/test-run.js';
+import { presentTestRun } from '../presenters/run-traces.js';
 import { errors, ref } from '../schemas/common.js';
 import { WorkflowParamsSchema } from '../schemas/workflows.js';
 import { WorkflowTestRunBodySchema, WorkflowTestRunSchema } from '../schemas/workflow-runs.js';
@@ -21,13 +22,19 @@ export const workflowTestRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const body = request.body;
-      return testRunWorkflow({ db: app.db, outbound: app.outbound }, request.workspace.id, request.params.slug, {
-        mode: body.mode === 'live' ? 'live' : 'draft',
-        recipient: body.recipient,
-        data: body.data ?? {},
-        actor: body.actor,
-        tenantId: body.tenant_id,
-      });
+      const result = await testRunWorkflow(
+        { db: app.db, outbound: app.outbound },
+        request.workspace.id,
+        request.params.slug,
+        {
+          mode: body.mode === 'live' ? 'live' : 'draft',
+          recipient: body.recipient,
+          data: body.data ?? {},
+          actor: body.actor,
+          tenantId: body.tenant_id,
+        },
+      );
+      return presentTestRun(result);
     },
   );
 };

@@ -2,7 +2,7 @@ import { DEFAULT_LOCALE } from '../domain/templates.js';
 import { APPROVAL_CHANNELS, needsApproval } from '../domain/template-approvals.js';
 import type { TemplateRow, TemplateVersionRow } from '../repositories/templates.js';
 import { iso, isoOrNull } from '../schemas/common.js';
-import type { VariantRecord } from './templates.js';
+import type { VariantRecord } from '../domain/template-views.js';
 
 /**
  * The base surface's template shapes (the hosted platform's v1 `/v1/template/…`): built from the

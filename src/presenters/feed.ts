@@ -38,3 +38,9 @@ export function presentNotification(row: MessageRow) {
     },
   };
 }
+
+/** A notification as the older clients read it: their `seen_on` is the time it was read (their mark read sets it). */
+export function presentLegacyNotification(row: MessageRow) {
+  const notification = presentNotification(row);
+  return { ...notification, seen_on: notification.read_on };
+}

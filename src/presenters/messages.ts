@@ -22,15 +22,12 @@ export function presentMessage(row: MessageRow) {
     status: row.status,
     reason: row.reason,
     vendor: row.vendor ?? null,
-    template:
-      row.template && typeof row.template.version_no === 'number'
-        ? (row.template as { slug: string; version_no: number; variant_id: string })
-        : null,
+    template: row.template && typeof row.template.version_no === 'number' ? row.template : null,
     content: row.content ?? null,
     error: row.error ?? null,
-    attempts: Array.isArray(row.attempts) ? row.attempts.length : 0,
+    attempts: row.attempts.length,
     // The message's own attempt list, as stored: one representation, whatever an attempt records.
-    delivery_attempts: Array.isArray(row.attempts) ? (row.attempts as Record<string, unknown>[]) : [],
+    delivery_attempts: row.attempts,
     is_read: row.is_read,
     is_archived: row.is_archived,
     created_at: iso(row.created_at),

@@ -1,7 +1,7 @@
 import { isoOrNull } from '../schemas/common.js';
 import type { PreferenceCategories, RootCategories } from '../schemas/preference-categories.js';
 import { preferenceCategoryErrors } from '../domain/preference-category-rules.js';
-import type { findPreferenceCategoryDraft, LivePreferenceCategories } from '../repositories/preference-categories.js';
+import type { ShownDefinition } from '../repositories/preference-categories.js';
 import { validationResult, type ValidationResult } from '../schemas/versioning.js';
 
 interface DefinitionState {
@@ -53,12 +53,6 @@ export function presentPreferenceCategories(state: DefinitionState, schemaUrl: s
 }
 
 /** What a preference-category service answers with. */
-type Draft = NonNullable<Awaited<ReturnType<typeof findPreferenceCategoryDraft>>>;
-
-export type ShownDefinition =
-  | { mode: 'live'; live: LivePreferenceCategories }
-  | { mode: 'draft'; draft: Draft | undefined; live: LivePreferenceCategories; errors: string[] };
-
 /**
  * PreferenceCategories for what a service shows: the live definition, validated as it stands; or
  * the draft (the live definition unchanged when there is none), which is always the next version.

@@ -1,4 +1,4 @@
-import { traceRunStatus, type RunStep } from '../domain/run-steps.js';
+import { gatheringOf, traceRunStatus, type RunStep } from '../domain/run-steps.js';
 import type { ExecutionRow } from '../repositories/run-traces.js';
 import { iso } from '../schemas/common.js';
 
@@ -30,14 +30,6 @@ export function presentExecution(row: ExecutionRow) {
     actor: actorOf(row.actor),
     recipients_count: Math.max(Number(row.runs_count), Array.isArray(row.recipients) ? row.recipients.length : 0),
   };
-}
-
-/** The gathering an absorbed run joined: the batch or digest its last step names. */
-export function gatheringOf(run: { status: string; steps: unknown }): string | undefined {
-  if (run.status !== 'batched' || !Array.isArray(run.steps)) return undefined;
-  const last = run.steps.at(-1) as RunStep | undefined;
-  const id = last?.detail?.batch_id ?? last?.detail?.digest_id;
-  return typeof id === 'string' ? id : undefined;
 }
 
 /**
@@ -74,5 +66,39 @@ export function presentRunTrace(run: TracedRun, cancelledAt: Date | null, waiter
         }
       : {}),
     steps: shown,
+  };
+}
+
+/** One execution's trace: the execution and each of its runs (services/run-traces.ts `getExecutionTrace`). */
+export function presentExecutionTrace(trace: {
+  execution: ExecutionRow;
+  runs: TracedRun[];
+  waiters: Map<string, string | null>;
+}) {
+  return {
+    ...presentExecution(trace.execution),
+    runs: trace.runs.map((run) => presentRunTrace(run, trace.execution.cancelled_at, trace.waiters)),
+  };
+}
+
+/** A workflow test run (engine/test-run.ts): its run's trace, each delivering step with what its messages would do. */
+export function presentTestRun<Delivery>(result: {
+  mode: string;
+  workflow: { slug: string; version_id: string | null };
+  recipient: { distinct_id: string };
+  tenant_id: string;
+  trace: { execution: ExecutionRow; runs: TracedRun[]; waiters: Map<string, string | null> };
+  deliveries: ReadonlyMap<number, Delivery[]>;
+  jobs_not_queued: number;
+}) {
+  const { trace, deliveries, ...shown } = result;
+  const run = presentRunTrace(trace.runs[0]!, trace.execution.cancelled_at, trace.waiters);
+  return {
+    ...shown,
+    status: run.status,
+    steps: run.steps.map((step, index) => {
+      const made = deliveries.get(index);
+      return made ? { ...step, deliveries: made } : step;
+    }),
   };
 }

@@ -1,17 +1,9 @@
+import type { AddedSubscription, listSubscribedTo, listSubscribers } from '../repositories/subscriptions.js';
 import type { ObjectRow } from '../repositories/objects.js';
-import type { listSubscribedTo, listSubscribers, SubscriptionRow } from '../repositories/subscriptions.js';
 import { iso } from '../schemas/common.js';
-import type { UserRow } from '../repositories/users.js';
 import { summarizeObject } from './objects.js';
 
 /** One added subscription, with the rows the answer shows; in the recipients' order. */
-export interface AddedSubscription {
-  subscription: SubscriptionRow;
-  user: UserRow | null;
-  object: ObjectRow;
-  child: ObjectRow | null;
-}
-
 type SubscriberRow = Awaited<ReturnType<typeof listSubscribers>>['results'][number];
 type SubscribedToRow = Awaited<ReturnType<typeof listSubscribedTo>>['results'][number];
 

@@ -1,23 +1,11 @@
 import type { Static } from '@sinclair/typebox';
-import type { TenantOverlay } from '../domain/tenant-preferences.js';
+import type { PlacedCategory, TenantOverlay } from '../domain/tenant-preferences.js';
 import { isoOrNull } from '../schemas/common.js';
 import type { RootCategories } from '../schemas/preference-categories.js';
 import type { TenantCategoryPreferenceSchema } from '../schemas/tenant-preferences.js';
 
-type Root = RootCategories[number];
-type Section = NonNullable<Root['sections']>[number];
-type Category = NonNullable<Section['categories']>[number];
-
-/** Each subcategory of the definition with its root and section, in definition order. */
-export const placedCategories = (roots: RootCategories) =>
-  roots.flatMap((root) =>
-    (root.sections ?? []).flatMap((section) =>
-      (section.categories ?? []).map((category) => ({ root, section, category })),
-    ),
-  );
-
 export function presentTenantCategory(
-  placed: { root: Root; section: Section; category: Category },
+  placed: PlacedCategory,
   overlay: TenantOverlay,
 ): Static<typeof TenantCategoryPreferenceSchema> {
   const { root, section, category } = placed;

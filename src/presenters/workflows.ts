@@ -1,7 +1,7 @@
 import type { ActorColumn } from '../db/types.js';
 import { contentOf, workflowErrors, type WorkflowReferences } from '../domain/workflow-rules.js';
 import type { WorkflowVersionRecord } from '../repositories/workflow-versions.js';
-import type { WorkflowRow } from '../repositories/workflows.js';
+import type { ShownWorkflow, WorkflowRow } from '../repositories/workflows.js';
 import { iso, isoOrNull } from '../schemas/common.js';
 import { validationResult, type ValidationResult } from '../schemas/versioning.js';
 import type { WorkflowContent } from '../schemas/workflows.js';
@@ -75,11 +75,6 @@ export const presentWorkflowView = (view: WorkflowView, known: WorkflowReference
   presentWorkflow(view, validationResult(workflowErrors(view.content, known)));
 
 /** A workflow as the services return it: its row, and the version it is shown as when shown live. */
-export interface ShownWorkflow {
-  workflow: WorkflowRow;
-  live?: WorkflowVersionRecord;
-}
-
 /** Workflow, validated against what it names (live categories, templates) as they are now. */
 export const presentShownWorkflow = ({ workflow, live }: ShownWorkflow, known: WorkflowReferences) =>
   presentWorkflowView(live ? liveView(workflow, live) : draftView(workflow), known);

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import { PLANNED_EACH_TIME, type Db, type Trx } from '../db/database.js';
 import type { MessagesTable } from '../db/engine-types.js';
 import { BROADCAST_SLUG_PREFIX } from '../domain/broadcasts.js';
+import type { DeliveryAttempt, MessageTemplate } from '../schemas/messages.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -229,9 +230,9 @@ export interface DeliveryUpdate {
   reason?: string | null;
   error?: unknown;
   content?: Record<string, unknown> | null;
-  template?: Record<string, unknown> | null;
+  template?: MessageTemplate | null;
   vendor?: { name: string; nickname: string | null } | null;
-  attempt?: Record<string, unknown>;
+  attempt?: DeliveryAttempt;
   triggered?: boolean;
   sent?: boolean;
   delivered?: boolean;

@@ -113,3 +113,10 @@ export async function insertPreferenceCategoryVersion(
     .executeTakeFirstOrThrow();
   return { ...row, committed_by: row.committed_by ?? null };
 }
+
+type Draft = NonNullable<Awaited<ReturnType<typeof findPreferenceCategoryDraft>>>;
+
+/** A definition as a service shows it: the live one, or the draft (with its errors) over the live one. */
+export type ShownDefinition =
+  | { mode: 'live'; live: LivePreferenceCategories }
+  | { mode: 'draft'; draft: Draft | undefined; live: LivePreferenceCategories; errors: string[] };

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
-import type { ObjectRef } from './objects.js';
+import type { ObjectRef, ObjectRow } from './objects.js';
+import type { UserRow } from './users.js';
 
 export interface SubscriptionRow {
   id: number;
@@ -152,4 +153,12 @@ export async function listSubscribedTo(
       .executeTakeFirstOrThrow(),
   ]);
   return cursorPage(rows, (row) => row.id, window, totals);
+}
+
+/** A subscription as its add answers it: the row, the user or child object subscribed, and the object. */
+export interface AddedSubscription {
+  subscription: SubscriptionRow;
+  user: UserRow | null;
+  object: ObjectRow;
+  child: ObjectRow | null;
 }

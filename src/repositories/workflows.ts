@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, LockOption } from '../db/database.js';
 import type { ActorColumn, WorkflowsTable } from '../db/types.js';
 import type { WorkflowContent } from '../schemas/workflows.js';
+import type { WorkflowVersionRecord } from './workflow-versions.js';
 
 export type WorkflowRow = Omit<Selectable<WorkflowsTable>, 'workspace_id'>;
 
@@ -134,4 +135,10 @@ export async function markWorkflowsExecuted(db: Db, marks: { workflowId: number;
     where w.id = m.id
       and w.id in (select id from workflows where id in (select (x->>'id')::bigint from jsonb_array_elements(${rows}::jsonb) x) order by id for update)
       and (w.last_executed_at is null or w.last_executed_at < m.at)`.execute(db);
+}
+
+/** A workflow as a service shows it: its row and, when it has one, its live version. */
+export interface ShownWorkflow {
+  workflow: WorkflowRow;
+  live?: WorkflowVersionRecord;
 }

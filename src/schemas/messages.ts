@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common.js';
 import { CursorQuerySchema } from './cursor.js';
 
@@ -21,6 +21,27 @@ export const MESSAGE_ACTIONS = ['seen', 'clicked', 'dismissed', 'read', 'unread'
 
 const NullableTime = Nullable(Timestamp);
 
+/** The template version and variant a message was rendered from (messages.template). */
+const MessageTemplateSchema = Type.Object({
+  slug: Type.String(),
+  version_no: Type.Integer(),
+  variant_id: Type.String(),
+});
+export type MessageTemplate = Static<typeof MessageTemplateSchema>;
+
+/**
+ * One delivery attempt as its message stores it (messages.attempts, oldest first) and `delivery_attempts` shows it:
+ * through a vendor (`vendor` absent on attempts stored before failover existed) or `stored` in the inbox.
+ */
+export type DeliveryAttempt = {
+  at: string;
+  outcome: 'sent' | 'retry' | 'failed' | 'stored';
+  vendor?: { id: string; name: string; nickname: string | null };
+  ms?: number;
+  reason?: string;
+  provider_response?: unknown;
+};
+
 export const MessageSchema = Type.Object(
   {
     message_id: Type.String(),
@@ -42,7 +63,7 @@ export const MessageSchema = Type.Object(
     status: Type.String({ enum: [...MESSAGE_STATUSES] }),
     reason: Nullable(Type.String()),
     vendor: Nullable(Type.Object({ name: Type.String(), nickname: Nullable(Type.String()) })),
-    template: Nullable(Type.Object({ slug: Type.String(), version_no: Type.Integer(), variant_id: Type.String() })),
+    template: Nullable(MessageTemplateSchema),
     content: Nullable(Type.Record(Type.String(), Type.Unknown())),
     error: Type.Unknown(),
     attempts: Type.Integer({ description: 'delivery attempts made' }),

@@ -2,7 +2,6 @@ import type { Db, Trx } from '../db/database.js';
 import { readSearchAfter, readStoreParam, readStoresParam, parsedOrBadRequest } from '../domain/feed.js';
 import { applyMessageAction, statusesBefore } from '../domain/message-actions.js';
 import { fieldError, HttpError, notFound } from '../errors.js';
-import { presentNotification } from '../presenters/feed.js';
 import {
   countFeed,
   findFeedMessage,
@@ -54,13 +53,13 @@ export async function listNotifications(
   const filter = parsedOrBadRequest(readStoreParam(query.store));
   const after = parsedOrBadRequest(readSearchAfter(query.search_after));
   const page = await listFeed(db, owner, filter, after, query.page_size ?? 20);
-  return { results: page.rows.map(presentNotification), meta: { total_count: page.total, has_more: page.hasMore } };
+  return { rows: page.rows, meta: { total_count: page.total, has_more: page.hasMore } };
 }
 
 export async function getNotification(db: Db, owner: FeedOwner, id: string) {
   const row = await findFeedMessage(db, owner, id);
   if (!row) throw notFound(`notification '${id}' not found`);
-  return presentNotification(row);
+  return row;
 }
 
 export async function countNotifications(db: Db, owner: FeedOwner, stores: string | undefined) {
@@ -155,7 +154,7 @@ export async function actOnNotification(db: Db, owner: FeedOwner, id: string, ac
       archived_at: when(state.archived_at),
     } satisfies MessageRow;
   });
-  return presentNotification(row);
+  return row;
 }
 
 /** Marks the given notifications seen (bulk) or all of them read; one event for the browsers. */

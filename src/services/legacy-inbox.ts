@@ -2,11 +2,9 @@ import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import { readStoreParam, parsedOrBadRequest } from '../domain/feed.js';
 import { notFound, unauthorized } from '../errors.js';
-import { presentNotification } from '../presenters/feed.js';
 import { findFeedMessageTenant, listFeed, type FeedOwner } from '../repositories/feed.js';
 import { findAuthenticatingWorkspaceKey } from '../repositories/workspace-keys.js';
-import type { MessageRow } from '../repositories/messages.js';
-import { actOnNotification, countNotifications, getNotification } from './feed.js';
+import { actOnNotification, countNotifications } from './feed.js';
 import { inboxSubscriberIdMatches } from './inbox-secrets.js';
 
 /**
@@ -29,11 +27,6 @@ export async function legacyFeedOwner(
   return { workspaceId: pair.id, distinctId: who.distinct_id, tenantId: who.tenant_id ?? 'default' };
 }
 
-/** A notification as the older clients read it: their `seen_on` is the time it was read (their mark read sets it). */
-export function presentLegacyNotification(notification: ReturnType<typeof presentNotification>) {
-  return { ...notification, seen_on: notification.read_on };
-}
-
 /** One numbered page of the feed, over the notifications created by `before` (the client's first read). */
 export async function listLegacyNotifications(
   db: Db,
@@ -47,13 +40,9 @@ export async function listLegacyNotifications(
     createdUpToMs: query.before,
   });
   return {
-    results: page.rows.map((row: MessageRow) => presentLegacyNotification(presentNotification(row))),
+    rows: page.rows,
     meta: { current_page: pageNo, total_pages: Math.ceil(page.total / size), total_count: page.total },
   };
-}
-
-export async function getLegacyNotification(db: Db, owner: FeedOwner, id: string) {
-  return { data: presentLegacyNotification(await getNotification(db, owner, id)) };
 }
 
 /** The badge as `ss_bell_count`, with each store's unread count by its id. */

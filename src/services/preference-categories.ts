@@ -12,7 +12,7 @@ import {
   type LivePreferenceCategories,
 } from '../repositories/preference-categories.js';
 import { findCategoriesOfEnabledLiveWorkflows } from '../repositories/workflows.js';
-import type { ShownDefinition } from '../presenters/preference-categories.js';
+import type { ShownDefinition } from '../repositories/preference-categories.js';
 import type { RootCategories } from '../schemas/preference-categories.js';
 
 /**

@@ -11,7 +11,7 @@ import {
   upsertSubscriptions,
 } from '../repositories/subscriptions.js';
 import { cursorWindow } from '../repositories/cursor-page.js';
-import type { AddedSubscription } from '../presenters/subscriptions.js';
+import type { AddedSubscription } from '../repositories/subscriptions.js';
 import type { CursorQuery } from '../schemas/cursor.js';
 import { objectLabel } from '../domain/objects.js';
 import { getObject, objectNotFound } from './objects.js';

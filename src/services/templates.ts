@@ -11,13 +11,11 @@ import {
 import { badRequest, notFound } from '../errors.js';
 import {
   committable,
-  draftView,
-  liveView,
   templateHash,
   variantHash,
   type TemplateView,
   type VariantRecord,
-} from '../presenters/templates.js';
+} from '../domain/template-views.js';
 import { needsApproval, type VariantApproval } from '../domain/template-approvals.js';
 import { carryApprovals, findApprovals } from '../repositories/template-approvals.js';
 import { commitTemplateDraft, findLiveTemplateVersionRows } from '../repositories/template-versions.js';
@@ -50,6 +48,44 @@ export async function requireTemplate<H extends Db>(
   const template = await findTemplate(db, workspaceId, slug, options);
   if (!template) throw notFound(`template (slug: '${slug}') not found`);
   return template;
+}
+
+/** A template's draft: its row's fields and draft variants (`liveVariants` those of its live version). */
+export function draftView(template: TemplateRow, draft: VariantRecord[], live: TemplateVersionRow | undefined) {
+  return {
+    template,
+    mode: 'draft',
+    name: template.name,
+    description: template.description,
+    tags: template.tags,
+    enabled_channels: template.enabled_channels,
+    variants: draft,
+    liveVariants: live?.variants ?? [],
+    version_no: null,
+    commit_message: null,
+    updated_at: template.updated_at,
+    updated_by: template.updated_by,
+    active_at: null,
+  } satisfies TemplateView as TemplateView;
+}
+
+/** A template's live version. */
+export function liveView(template: TemplateRow, live: TemplateVersionRow): TemplateView {
+  return {
+    template,
+    mode: 'live',
+    name: live.name,
+    description: live.description,
+    tags: live.tags,
+    enabled_channels: live.enabled_channels,
+    variants: live.variants,
+    liveVariants: live.variants,
+    version_no: live.version_no,
+    commit_message: live.commit_message,
+    updated_at: live.committed_at,
+    updated_by: live.committed_by,
+    active_at: live.committed_at,
+  };
 }
 
 /** The template as a mode sees it; live mode on a template never committed is a 404. */

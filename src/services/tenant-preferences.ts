@@ -3,11 +3,11 @@ import type { Db, Trx } from '../db/database.js';
 import { notFoundErrors } from '../errors.js';
 import { badRequest } from '../errors.js';
 import { readChannel } from '../domain/preference-updates.js';
-import { placedCategories } from '../presenters/tenant-preferences.js';
+import { placedCategories } from '../domain/tenant-preferences.js';
 import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
 import { findTenantOverlay, upsertTenantCategory } from '../repositories/tenant-preferences.js';
 import { lockTenantKey } from '../repositories/tenants.js';
-import { DEFAULT_PREFERENCES } from '../schemas/preference-categories.js';
+import { DEFAULT_PREFERENCES, type RootCategories } from '../schemas/preference-categories.js';
 import type { TenantCategoryBodySchema } from '../schemas/tenant-preferences.js';
 
 /** The live categories and what the tenant overrides (404 for an unknown tenant). */
@@ -20,7 +20,7 @@ export async function readTenantPreferences(db: Db, workspaceId: number, tenantI
   return { roots: live.root_categories, overlay };
 }
 
-export function findPlacedCategory(roots: Parameters<typeof placedCategories>[0], slug: string) {
+export function findPlacedCategory(roots: RootCategories, slug: string) {
   const placed = placedCategories(roots).find((entry) => entry.category.category === slug);
   if (!placed) throw notFoundErrors.category(slug);
   return placed;

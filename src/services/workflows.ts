@@ -9,7 +9,7 @@ import {
   type WorkflowReferences,
 } from '../domain/workflow-rules.js';
 import { badRequest, notFoundErrors } from '../errors.js';
-import type { ShownWorkflow } from '../presenters/workflows.js';
+import type { ShownWorkflow } from '../repositories/workflows.js';
 import { findLiveCategoryNames } from '../repositories/preference-categories.js';
 import { findTemplateStates } from '../repositories/templates.js';
 import { commitWorkflowDraft, findLiveWorkflowVersion, listWorkflows } from '../repositories/workflow-versions.js';
