@@ -1,15 +1,26 @@
-import { buildApp, buildStatusApp } from './app.js';
+import type pino from 'pino';
 import { outboundPolicyOf } from './channels/outbound.js';
-import { closeProviders, providers } from './channels/registry.js';
-import { renderTemplate } from './channels/rendering.js';
 import { surfaceUrls, tracingOn, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
-import { Engine } from './engine/engine.js';
-import { Queue } from './engine/queue.js';
-import { loggerOptions } from './logger.js';
-import { bootstrapWorkspace, type BootstrapResult } from './services/workspaces.js';
-import { countWorkspaces } from './repositories/workspaces.js';
-import pino from 'pino';
+import type { BootstrapResult } from './services/workspaces.js';
+
+/**
+ * The rest of the server's modules (the HTTP app, the engine, the queue, the providers), loaded while the database
+ * opens: an embedded database's start (its WebAssembly, its files) overlaps their loading and compiling, most of a
+ * start's time either way (BENCHMARKS.md, "Start time").
+ */
+const loadServerModules = () =>
+  Promise.all([
+    import('./app.js'),
+    import('./channels/registry.js'),
+    import('./channels/rendering.js'),
+    import('./engine/engine.js'),
+    import('./engine/queue.js'),
+    import('./logger.js'),
+    import('./services/workspaces.js'),
+    import('./repositories/workspaces.js'),
+    import('pino'),
+  ]);
 
 /**
  * The long-running process (docs/engine.md, "Process model"): the API, the worker, or both (the
@@ -58,7 +69,22 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
     );
   // Read before anything opens: a malformed OUTBOUND_ALLOWED_HOSTS stops the start, naming the entry.
   const outbound = outboundPolicyOf(config);
-  const database: OpenDatabase = await openDatabase(config);
+  const opening = openDatabase(config);
+  const modules = loadServerModules();
+  // Whichever fails first is reported; the other's failure is not left unhandled.
+  modules.catch(() => {});
+  const database: OpenDatabase = await opening;
+  const [
+    { buildApp, buildStatusApp },
+    { closeProviders, providers },
+    { renderTemplate },
+    { Engine },
+    { Queue },
+    { loggerOptions },
+    { bootstrapWorkspace },
+    { countWorkspaces },
+    { default: pino },
+  ] = await modules;
   const queue = new Queue({
     url: config.DATABASE_URL,
     pglite: database.pglite,

@@ -155,14 +155,16 @@ export class Queue {
     // jobs, and the supervisor hands them to another worker once they are heartbeatSeconds stale, however long
     // the expiry; a live worker's long provider call keeps its jobs fresh (docs/engine.md, "The queue").
     const heartbeatSeconds = this.heartbeatSeconds;
+    // Every queue read in one statement (a start used to read each one twice).
+    const existing = new Map((await this.boss.getQueues(ALL_QUEUES)).map((queue) => [queue.name, queue]));
     for (const name of ALL_QUEUES) {
       const notify = !WOKEN_BY_SENDER.includes(name);
-      const existing = await this.boss.getQueue(name);
+      const queue = existing.get(name);
       // A queue made before its senders woke the workers themselves stops notifying on insert; one made
       // before heartbeats (or with another heartbeat) takes this one, for the jobs sent from now on.
-      if (existing && (existing.notify !== notify || existing.heartbeatSeconds !== heartbeatSeconds))
+      if (queue && (queue.notify !== notify || queue.heartbeatSeconds !== heartbeatSeconds))
         await this.boss.updateQueue(name, { notify, heartbeatSeconds });
-      if (!existing)
+      if (!queue)
         await this.boss.createQueue(name, {
           notify,
           retryLimit: 5,
@@ -173,9 +175,9 @@ export class Queue {
           heartbeatSeconds,
         });
     }
-    // Reading each queue once fills pg-boss's cache, so a send inside a transaction never looks it up
-    // outside that transaction (on one PGlite that lookup would wait for the transaction: a deadlock).
-    for (const name of ALL_QUEUES) await this.boss.getQueue(name);
+    // Every queue is now in pg-boss's cache (its start reads the queues there are; createQueue and updateQueue
+    // reload the one they change), so a send inside a transaction never looks its queue up outside that
+    // transaction (on one PGlite that lookup would wait for the transaction: a deadlock).
     this.started = true;
   }
 

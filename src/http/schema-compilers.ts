@@ -23,9 +23,26 @@ export function compiledOnFirstUse(compile: () => Validator): Validator {
   return validate;
 }
 
+const schemaIds = new WeakMap<object, number>();
+let nextSchemaId = 0;
+
+/**
+ * A key for a set of shared schemas by the schema objects themselves (each is registered once, from src/schemas) and
+ * the options: Fastify asks for a compiler in every plugin's context, and a key of JSON of every shared schema took a
+ * few percent of a start's CPU (BENCHMARKS.md, "Start time").
+ */
+export function sharedSchemasKey(externalSchemas: unknown, options: unknown): string {
+  const ids = Object.entries((externalSchemas ?? {}) as Record<string, object>).map(([id, schema]) => {
+    let known = schemaIds.get(schema);
+    if (known === undefined) schemaIds.set(schema, (known = nextSchemaId++));
+    return `${id}=${known}`;
+  });
+  return `${ids.join(',')}|${JSON.stringify(options ?? {})}`;
+}
+
 const serializerSelector = SerializerSelector();
-/** Per shared schemas and options, the serializer compiled for each response schema object. */
-const serializers = new Map<string, WeakMap<object, Serializer>>();
+/** Per shared schemas and options, the serializers' builder: it keeps the one compiled for each response schema. */
+const builders = new Map<string, ReturnType<SerializerFactory>>();
 
 /**
  * Response serializers compiled once per process. Fastify compiles every route's serializer when an
@@ -34,12 +51,12 @@ const serializers = new Map<string, WeakMap<object, Serializer>>();
  * test file builds its own) reuses them (docs/testing.md, "Schemas compiled once").
  */
 export const sharedSerializers: SerializerFactory = (externalSchemas, serializerOptions) => {
-  const key = JSON.stringify([externalSchemas, serializerOptions ?? {}]);
-  let cache = serializers.get(key);
-  if (!cache) serializers.set(key, (cache = new WeakMap()));
+  const key = sharedSchemasKey(externalSchemas, serializerOptions);
+  const known = builders.get(key);
+  if (known) return known;
   const compile = serializerSelector(externalSchemas, serializerOptions);
-  const compiled = cache;
-  return (route) => {
+  const compiled = new WeakMap<object, Serializer>();
+  const build: ReturnType<SerializerFactory> = (route) => {
     const schema = route.schema as object;
     let serializer = compiled.get(schema);
     if (!serializer) {
@@ -51,4 +68,6 @@ export const sharedSerializers: SerializerFactory = (externalSchemas, serializer
     }
     return serializer;
   };
+  builders.set(key, build);
+  return build;
 };

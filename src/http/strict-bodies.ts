@@ -1,7 +1,7 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { fieldError } from '../errors.js';
-import { compiledOnFirstUse } from './schema-compilers.js';
+import { compiledOnFirstUse, sharedSchemasKey } from './schema-compilers.js';
 
 /** Ajv options shared by every part of a request. */
 export const AJV_OPTIONS = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
@@ -19,8 +19,10 @@ type ValidatorFactory = NonNullable<
 // Ajv caches each compiled schema by object, so every app this process builds (each test file
 // builds its own) compiles a route's schema once (docs/testing.md, "Schemas compiled once").
 const factory = AjvCompiler();
+/** The builder per shared schemas and options: the library's own pool keys on JSON of every shared schema. */
+const builders = new Map<string, ReturnType<ValidatorFactory>>();
 
-export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptions) => {
+const validatorsOf: ValidatorFactory = (externalSchemas, ajvOptions) => {
   type Options = Parameters<typeof factory>[1];
   const custom = (ajvOptions as { customOptions?: Record<string, unknown> }).customOptions ?? {};
   const coercing = factory(externalSchemas, {
@@ -33,6 +35,13 @@ export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptio
   } as Options);
   // Compiled at first use: `npm start` does not compile every route's validators before it listens.
   return (route) => compiledOnFirstUse(() => (route.httpPart === 'body' ? strict(route) : coercing(route)));
+};
+
+export const strictBodyValidators: ValidatorFactory = (externalSchemas, ajvOptions) => {
+  const key = sharedSchemasKey(externalSchemas, ajvOptions);
+  let build = builders.get(key);
+  if (!build) builders.set(key, (build = validatorsOf(externalSchemas, ajvOptions)));
+  return build;
 };
 
 /**

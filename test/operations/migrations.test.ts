@@ -38,6 +38,24 @@ describe('migrations', { timeout: 120_000 }, () => {
     }
   });
 
+  it('are checked in one statement on a current database, and one applied that this build lacks is still refused', async () => {
+    let statements = 0;
+    const { db } = createDatabase({ dataDir: 'memory://', onQuery: () => statements++ });
+    try {
+      await migrateToLatest(db);
+      statements = 0;
+      expect((await migrateToLatest(db)).results).toEqual([]);
+      expect(statements).toBe(1);
+      // The Migrator's own check, not the one statement, meets a database from a newer build.
+      await sql`insert into kysely_migration (name, timestamp) values ('2099-01-01T00-from-a-newer-build', '2099-01-01')`.execute(
+        db,
+      );
+      await expect(migrateToLatest(db)).rejects.toThrow(/2099-01-01T00-from-a-newer-build/);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it.runIf(adminUrl)('apply once when two instances start at once against one PostgreSQL', async () => {
     await withFreshPostgres(async (url) => {
       const one = createDatabase({ url });
