@@ -3,8 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 
 /**
  * A preload for a Herald process on embedded storage (`node --import ./dist/bench/pglite-statements.js`):
- * counts the statements PGlite runs (each Parse or simple Query message, whoever sends it: Kysely,
- * pg-boss), the transactions (BEGIN), and the process time spent inside PGlite's protocol calls,
+ * counts the statements PGlite runs (whoever sends them: Kysely, pg-boss; see statementTexts), the transactions (BEGIN), and the process time spent inside PGlite's protocol calls,
  * writing them to PGLITE_STATEMENTS_FILE every 200 ms, with the statement texts by count when
  * PGLITE_STATEMENTS_TEXTS=1. Measurement only: not part of Herald.
  */
@@ -14,22 +13,41 @@ const keepTexts = process.env.PGLITE_STATEMENTS_TEXTS === '1';
 const counts = { statements: 0, transactions: 0, protocolMs: 0, texts: {} as Record<string, number> };
 const decoder = new TextDecoder();
 
-function statementText(message: Uint8Array): string | undefined {
-  const kind = message[0];
-  if (kind === 0x51 /* Q */) return decoder.decode(message.subarray(5, message.indexOf(0, 5)));
-  if (kind === 0x50 /* P */) {
-    const nameEnd = message.indexOf(0, 5);
-    return decoder.decode(message.subarray(nameEnd + 1, message.indexOf(0, nameEnd + 1)));
+const named = new Map<string, string>();
+const cString = (message: Uint8Array, at: number) => {
+  const end = message.indexOf(0, at);
+  return { text: decoder.decode(message.subarray(at, end)), next: end + 1 };
+};
+
+/**
+ * The statements a protocol message runs: each simple Query, each Parse of an unnamed statement
+ * (`PGlite.query()` sends Parse … Sync as separate calls), and each Bind of a named one
+ * (src/db/pglite-statements.ts parses a text once under a name, then sends Bind … Sync).
+ */
+function statementTexts(message: Uint8Array): string[] {
+  const texts: string[] = [];
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
+  for (let at = 0; at + 5 <= message.length; at += 1 + view.getInt32(at + 1)) {
+    const kind = message[at];
+    if (kind === 0x51 /* Q */) texts.push(cString(message, at + 5).text);
+    else if (kind === 0x50 /* P */) {
+      const name = cString(message, at + 5);
+      const text = cString(message, name.next).text;
+      if (name.text) named.set(name.text, text);
+      else texts.push(text);
+    } else if (kind === 0x42 /* B */) {
+      const statement = cString(message, cString(message, at + 5).next).text;
+      if (statement) texts.push(named.get(statement) ?? statement);
+    }
   }
-  return undefined;
+  return texts;
 }
 
 type Stream = (message: Uint8Array, options?: unknown) => Promise<unknown>;
 const prototype = PGlite.prototype as unknown as { execProtocolStream: Stream };
 const original = prototype.execProtocolStream;
 prototype.execProtocolStream = async function (this: unknown, message: Uint8Array, options?: unknown) {
-  const text = statementText(message);
-  if (text !== undefined) {
+  for (const text of statementTexts(message)) {
     counts.statements += 1;
     if (/^\s*begin\b/i.test(text)) counts.transactions += 1;
     if (keepTexts) {

@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { assertBindable } from './bind-limit.js';
+import { PGliteStatements } from './pglite-statements.js';
 
 /**
  * Kysely over one embedded PGlite, with transactions run by `pglite.transaction()`.
@@ -25,16 +26,28 @@ import { assertBindable } from './bind-limit.js';
 
 const ROLLBACK = Symbol('rollback');
 
+/** One set of named statements per PGlite (src/db/pglite-statements.ts), made before `query` is replaced. */
+const statementsByPGlite = new WeakMap<PGlite, PGliteStatements>();
+function statementsOf(pglite: PGlite) {
+  let statements = statementsByPGlite.get(pglite);
+  if (!statements) statementsByPGlite.set(pglite, (statements = new PGliteStatements(pglite)));
+  return statements;
+}
+
 /**
  * The embedded database with every statement sent straight to it (the durable queue's) refused
- * when it binds more parameters than PGlite parses in step (src/db/bind-limit.ts); Kysely's go
- * through PGliteConnection, which checks them too (a transaction's statements bypass `query`).
+ * when it binds more parameters than PGlite parses in step (src/db/bind-limit.ts), and run as a
+ * named statement in one exchange (src/db/pglite-statements.ts) unless it brings query options;
+ * Kysely's go through PGliteConnection, which does both too (a transaction's statements bypass `query`).
  */
 export function guardParameterCount(pglite: PGlite): PGlite {
+  const statements = statementsOf(pglite);
   const query = pglite.query.bind(pglite);
   pglite.query = (async (text: string, parameters?: unknown[], options?: unknown) => {
     assertBindable(parameters);
-    return query(text, parameters, options as Parameters<typeof query>[2]);
+    return options === undefined
+      ? statements.query(text, parameters ?? [])
+      : query(text, parameters, options as Parameters<typeof query>[2]);
   }) as typeof pglite.query;
   return pglite;
 }
@@ -55,13 +68,16 @@ class PGliteConnection implements DatabaseConnection {
   private finish: ((commit: boolean) => void) | undefined;
   private ended: Promise<unknown> | undefined;
 
-  constructor(private readonly pglite: PGlite) {}
+  private readonly statements: PGliteStatements;
+
+  constructor(private readonly pglite: PGlite) {
+    this.statements = statementsOf(pglite);
+  }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (alreadySent.has(compiled)) return { rows: [] };
     assertBindable(compiled.parameters);
-    const client = this.tx ?? this.pglite;
-    const result = await client.query<R>(compiled.sql, [...compiled.parameters]);
+    const result = await this.statements.query<R>(compiled.sql, compiled.parameters, this.tx);
     return result.affectedRows
       ? { rows: result.rows, numAffectedRows: BigInt(result.affectedRows) }
       : { rows: result.rows };

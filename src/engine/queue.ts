@@ -86,6 +86,14 @@ export interface QueueOptions {
  */
 const WOKEN_BY_SENDER: readonly QueueName[] = [QUEUES.trigger];
 const WAKE_INTERVAL_MS = 5;
+/**
+ * On the embedded engine the API and the worker share one thread and PGlite runs one statement at a
+ * time: each trigger commits before the next request is read, so a worker woken every 5 ms fetches
+ * batches of one and pays a run's statements per trigger. Woken at most every 20 ms, it finds the
+ * triggers of that interval in one fetch and starts them in one transaction (the same statements a
+ * PostgreSQL batch runs); an idle server still wakes it at once (BENCHMARKS.md, "Embedded engine").
+ */
+const EMBEDDED_WAKE_INTERVAL_MS = 20;
 
 /** pg-boss statements, run on the caller's Kysely handle, its transaction or the pool (pg-boss's own public adapter). */
 const onTransaction = (db: Db): IDatabase => fromKysely(db);
@@ -110,6 +118,7 @@ export class Queue {
   /** The database the queue is on: other listeners of this process's NOTIFYs connect to it (engine/status-webhooks.ts). */
   readonly database: { url?: string; pglite?: PGlite };
   private readonly aheadMs: (() => number) | undefined;
+  private readonly wakeIntervalMs: number;
   private readonly wakes = new Map<
     QueueName,
     { timer?: NodeJS.Timeout; inFlight: boolean; again: boolean; last: number }
@@ -122,6 +131,7 @@ export class Queue {
     this.schema = options.schema ?? 'pgboss';
     this.database = { url: options.url, pglite: options.pglite };
     this.aheadMs = options.aheadMs;
+    this.wakeIntervalMs = options.pglite ? EMBEDDED_WAKE_INTERVAL_MS : WAKE_INTERVAL_MS;
     const common = {
       schema: this.schema,
       useListenNotify: true,
@@ -231,7 +241,7 @@ export class Queue {
 
   /**
    * Wakes the queue's workers after jobs were committed outside a transaction: one NOTIFY now when
-   * none went out in the last WAKE_INTERVAL_MS, else one when that interval ends, and always one sent
+   * none went out in the last WAKE_INTERVAL_MS (EMBEDDED_WAKE_INTERVAL_MS on PGlite), else one when that interval ends, and always one sent
    * after this call (a NOTIFY already in flight may have left before the caller's commit). A lost
    * NOTIFY only delays the jobs until the workers' next poll.
    */
@@ -257,7 +267,7 @@ export class Queue {
           this.wake(db, name);
         });
     };
-    const delay = state.last + WAKE_INTERVAL_MS - Date.now();
+    const delay = state.last + this.wakeIntervalMs - Date.now();
     if (delay <= 0) send();
     else state.timer = setTimeout(send, delay);
   }
