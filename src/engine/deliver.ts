@@ -88,11 +88,46 @@ const recipientOf = (row: MessageRow): MessageRecipient =>
     ? { object_type: row.object_type!, id: row.object_id! }
     : { distinct_id: row.distinct_id! };
 
+/** One attempt of one message: a retry's or a failover's job, a job queued before batches, or one of a batch's messages. */
 export interface DeliveryJob {
   messageId: string;
   attempt: number;
   /** The vendor this attempt goes to (a retry's, or a failover's); absent: the channel's first (domain/vendor-failover.ts). */
   vendorId?: string;
+}
+
+/** The first attempts of up to DELIVERY_JOB_MESSAGES messages of one channel, queued by the run step that wrote them. */
+export interface DeliveryBatchJob {
+  messageIds: string[];
+  attempt: 1;
+}
+
+/** A delivery queue's job data: a batch of first attempts, or one message's attempt (docs/engine.md, "Deliveries"). */
+export type DeliveryJobData = DeliveryBatchJob | DeliveryJob;
+
+/**
+ * The most messages a batch job carries. A worker's delivery slot fetches DELIVERY_FETCH jobs at once, so it holds at
+ * most DELIVERY_JOB_MESSAGES × DELIVERY_FETCH = 10 messages: what a killed worker may send again per slot.
+ */
+export const DELIVERY_JOB_MESSAGES = 5;
+export const DELIVERY_FETCH = 2;
+
+/** A delivery job's attempts: each message of a batch at its first attempt, or the job's one. */
+export const attemptsOf = (data: DeliveryJobData): DeliveryJob[] =>
+  'messageIds' in data ? data.messageIds.map((messageId) => ({ messageId, attempt: 1 })) : [data];
+
+/** The jobs that queue a run step's new messages of one channel for delivery, DELIVERY_JOB_MESSAGES at a time. */
+export function deliveryJobs(messageIds: string[]) {
+  const jobs = [];
+  for (let i = 0; i < messageIds.length; i += DELIVERY_JOB_MESSAGES) {
+    const ids = messageIds.slice(i, i + DELIVERY_JOB_MESSAGES);
+    // Named after its messages: a step run again queues the same job once (and inserts no message anyway).
+    jobs.push({
+      data: { messageIds: ids, attempt: 1 } satisfies DeliveryBatchJob,
+      options: { id: jobId('deliver', ...ids, 1) },
+    });
+  }
+  return jobs;
 }
 
 /** A message its job may still deliver: not settled, and this attempt not yet recorded (at-least-once). */
@@ -425,12 +460,25 @@ export async function sendDeliveries(
   await retireDeadAddresses(deps.db, sent);
 }
 
-/** One batch of delivery jobs (or one job) delivered: prepared, then sent. */
-export async function deliverBatch(deps: DeliveryDeps, jobs: { data: DeliveryJob; signal: AbortSignal }[]) {
+/** Fetched delivery jobs (a batch job's messages, or one message each) delivered together: prepared, then sent. */
+export async function deliverBatch(deps: DeliveryDeps, jobs: { data: DeliveryJobData; signal: AbortSignal }[]) {
   const prepared = await prepareDeliveries(
     deps,
-    jobs.map((job) => job.data),
+    jobs.flatMap((job) => attemptsOf(job.data)),
   );
-  const signals = new Map(jobs.map((job) => [job.data.messageId, job.signal]));
+  const signals = new Map(jobs.flatMap((job) => attemptsOf(job.data).map((a) => [a.messageId, job.signal] as const)));
   await sendDeliveries(deps, prepared, (messageId) => signals.get(messageId) ?? NEVER);
+}
+
+/**
+ * A delivery job whose batch failed, on its own: each of its messages as a batch of one, side by side, so a message
+ * that cannot be prepared holds back none of the others. Any failure fails the job; the queue retries it, and the
+ * messages whose attempt was recorded are skipped then (`deliverable`).
+ */
+export async function deliverAlone(deps: DeliveryDeps, job: { data: DeliveryJobData; signal: AbortSignal }) {
+  const results = await Promise.allSettled(
+    attemptsOf(job.data).map((data) => deliverBatch(deps, [{ data, signal: job.signal }])),
+  );
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

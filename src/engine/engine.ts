@@ -2,7 +2,15 @@ import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { Db } from '../db/database.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
-import { deliverBatch, type DeliveryDeps, type DeliveryJob, type Renderer } from './deliver.js';
+import {
+  DELIVERY_FETCH,
+  DELIVERY_JOB_MESSAGES,
+  deliverAlone,
+  deliverBatch,
+  type DeliveryDeps,
+  type DeliveryJobData,
+  type Renderer,
+} from './deliver.js';
 import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
 import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
@@ -116,9 +124,9 @@ export class Engine {
       deliveryTimeoutMs: this.options.deliveryTimeoutMs,
       retryDelayScale: this.options.retryDelayScale ?? 1,
       publicUrl: this.options.publicUrl,
-      // Each delivery queue's slots times its batch, whose calls go out side by side; a channel's jobs may sit on
-      // its own queue and on the older shared one.
-      parallelSends: 2 * concurrency * BATCH_SIZE,
+      // Each delivery queue's slots times the messages a slot holds, whose calls go out side by side; a channel's
+      // jobs may sit on its own queue and on the older shared one.
+      parallelSends: 2 * concurrency * DELIVERY_FETCH * DELIVERY_JOB_MESSAGES,
       templatesMarked: new Map(),
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
@@ -176,13 +184,18 @@ export class Engine {
       BATCH(concurrency, 2),
       handler(QUEUES.runBatch, { batch: each((job) => stepRunBatch(runner, job.id, job.data.runIds)) }),
     );
-    // A delivery queue per channel: a slow provider holds only its own channel's slots. A batch's provider calls go
-    // out side by side: a slow provider holds its own message, not the batch.
+    // A delivery queue per channel: a slow provider holds only its own channel's slots. A job carries up to
+    // DELIVERY_JOB_MESSAGES messages (a retry, one), a slot fetches DELIVERY_FETCH jobs: at most 10 messages per slot.
+    // A batch's provider calls go out side by side: a slow provider holds its own message, not the batch.
     for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)])
-      await queue.work<DeliveryJob>(
+      await queue.work<DeliveryJobData>(
         name,
-        BATCH(concurrency),
-        handler(name, { batch: (jobs) => deliverBatch(delivery, jobs), parallel: true }),
+        BATCH(concurrency, DELIVERY_FETCH),
+        handler(name, {
+          batch: (jobs) => deliverBatch(delivery, jobs),
+          alone: (job) => deliverAlone(delivery, job),
+          parallel: true,
+        }),
       );
     // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job.
     const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };

@@ -26,7 +26,7 @@ export const QUEUES = {
   run: 'herald-run',
   /** A fan-out page's new runs (up to RUN_BATCH_SIZE), stepped together: one job per batch, not per run. */
   runBatch: 'herald-run-batch',
-  /** One message to one provider (jobs queued before deliveries had a queue per channel). */
+  /** Messages to their provider (jobs queued before deliveries had a queue per channel). */
   deliver: 'herald-deliver',
   /** One attempt of one delivery-status webhook event (engine/status-webhooks.ts). */
   webhook: 'herald-webhook',
@@ -357,7 +357,7 @@ export class Queue {
           (j.data->>'workspaceId')::int,
           (select e.workspace_id from executions e where e.id = j.data->>'executionId'),
           (select r.workspace_id from workflow_runs r where r.id = coalesce(j.data->>'runId', j.data->'runIds'->>0)),
-          (select m.workspace_id from messages m where m.id = j.data->>'messageId')) as workspace_id
+          (select m.workspace_id from messages m where m.id = coalesce(j.data->>'messageId', j.data->'messageIds'->>0))) as workspace_id
         from ${this.schema}.job j
         where j.name = any($2::text[]) and j.state in ('created', 'retry', 'active', 'failed')) o`;
     const counts = await db.executeQuery<{ name: string; state: string; n: number; oldest: number | null }>(

@@ -17,8 +17,7 @@ import { findActiveVendors } from '../repositories/vendors.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
-import { renderFailed, storedInInbox } from './deliver.js';
-import { jobId } from './job-ids.js';
+import { deliveryJobs, renderFailed, storedInInbox } from './deliver.js';
 import { statusesChanged } from './message-status.js';
 import type { DeliveryFacts, RecordedMessage, RunRecipient } from './types.js';
 import { deliveryQueue, type Queue } from './queue.js';
@@ -90,7 +89,10 @@ const recorded = (m: NewMessage): RecordedMessage => ({
   status: m.delivered?.status ?? m.status,
 });
 
-/** Inserts messages (a step run again inserts nothing), queues the ones a provider delivers, announces the stored ones. */
+/**
+ * Inserts messages (a step run again inserts nothing), queues the ones a provider delivers (a job per channel and
+ * DELIVERY_JOB_MESSAGES of them), announces the stored ones.
+ */
 async function recordMessages(
   trx: Trx,
   queue: Queue,
@@ -114,9 +116,7 @@ async function recordMessages(
     await queue.sendMany(
       trx,
       deliveryQueue(channel),
-      toDeliver
-        .filter((m) => m.channel === channel)
-        .map((m) => ({ data: { messageId: m.id, attempt: 1 }, options: { id: jobId('deliver', m.id, 1) } })),
+      deliveryJobs(toDeliver.filter((m) => m.channel === channel).map((m) => m.id)),
     );
   await statusesChanged(
     trx,
