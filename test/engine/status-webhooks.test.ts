@@ -71,6 +71,7 @@ describe('delivery-status webhooks', () => {
         renderer: 'templates',
         engine: { outbound: outboundPolicy({ allowedHosts: allowed }), deliveryTimeoutMs: 10_000 },
       },
+      privateDatabase: true,
     },
   );
   let peer: HttpPeer;
@@ -329,7 +330,7 @@ describe('delivery-status webhooks', () => {
 });
 
 describe('delivery-status webhooks and the outbound guard', () => {
-  const t = useTestApp({}, { engine: { renderer: 'templates' } });
+  const t = useTestApp({}, { engine: { renderer: 'templates' }, privateDatabase: true });
   let peer: HttpPeer;
   beforeAll(async () => {
     peer = await HttpPeer.start();

@@ -32,6 +32,7 @@ describe('twilio status callbacks', () => {
           deliveryTimeoutMs: 10_000,
         },
       },
+      privateDatabase: true,
     },
   );
   let twilio: HttpPeer;

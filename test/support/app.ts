@@ -8,6 +8,7 @@ import { SecretBox } from '../../src/crypto/secret-box.js';
 import { createDatabase, type DatabaseKind, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { assertNoCredentialsInLogs } from './secrets.js';
+import { createPrivateDatabase, type PrivateDatabase } from './private-database.js';
 import { startTestEngine, type TestEngine, type TestEngineOptions } from './engine.js';
 
 export const TEST_SECRET_KEY = 'test-secret-key-test-secret-key-0123456789';
@@ -134,14 +135,26 @@ export async function buildTestApp(
 /** One app for the whole file, closed after it; whatever the file did, no credential reached its logs. */
 export function useTestApp(
   env: Record<string, string> = {},
-  options: Parameters<typeof buildTestApp>[1] = {},
+  options: Parameters<typeof buildTestApp>[1] & {
+    /**
+     * A database of its own on PostgreSQL (test/support/private-database.ts). The test engines of files running at
+     * the same time share the shared database's tables, each with a pg-boss schema of its own: a file that waits
+     * for delivery-status webhook events needs it, or another file's webhook relay may move its events to that
+     * file's queue (in a deployment every worker shares one queue).
+     */
+    privateDatabase?: boolean;
+  } = {},
 ): () => TestApp {
   let testApp: TestApp | undefined;
+  let database: PrivateDatabase | undefined;
   beforeAll(async () => {
-    testApp = await buildTestApp(env, options);
+    const { privateDatabase, ...buildOptions } = options;
+    if (privateDatabase) database = await createPrivateDatabase();
+    testApp = await buildTestApp(database?.url ? { DATABASE_URL: database.url, ...env } : env, buildOptions);
   });
   afterAll(async () => {
     await testApp?.close();
+    await database?.drop();
     if (testApp) assertNoCredentialsInLogs(testApp.logs);
   });
   return () => {
