@@ -58,7 +58,7 @@ const ROW = [
 const INSERT = 'insert into t values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *';
 
 // Each test starts its own PGlite (initdb), which takes tens of seconds on a loaded machine.
-describe.skipIf(process.env.DATABASE_URL)('named PGlite statements', { timeout: 120_000 }, () => {
+describe('named PGlite statements', { timeout: 120_000 }, () => {
   it('return the rows, fields and counts that PGlite query() returns, type for type', async () => {
     const { pglite, plain } = await embedded();
     const prepared = await pglite.query(INSERT, ROW);
