@@ -18,8 +18,9 @@ import { startExecutions } from './recipients.js';
  * its own, so one bad execution neither fails nor restarts its group-mates.
  */
 
-/** A trigger job: the executions it starts. */
+/** A trigger job: the executions it starts, all of one workspace (the console's queue view tells a job's workspace). */
 export interface TriggerJobData {
+  workspaceId: number;
   executionIds: string[];
 }
 
@@ -38,24 +39,31 @@ export const executionsOf = (data: QueuedTriggerData) =>
   'executionIds' in data ? data.executionIds : [data.executionId];
 
 /** One execution's trigger job; `startAfter`, a broadcast's delay or `trigger_at`. */
-export const triggerJob = (executionId: string, startAfter?: Date): TriggerJob => ({
-  data: { executionIds: [executionId] },
+export const triggerJob = (workspaceId: number, executionId: string, startAfter?: Date): TriggerJob => ({
+  data: { workspaceId, executionIds: [executionId] },
   options: { id: jobId('trigger', executionId), ...(startAfter ? { startAfter } : {}) },
 });
 
 /**
- * Jobs due now gathered into groups of at most MAX_TRIGGER_GROUP executions (a group's id derives from its
- * executions: a group of one keeps the id of its execution's own job); a job that starts later stays its own.
+ * Jobs due now gathered into groups of at most MAX_TRIGGER_GROUP executions of one workspace (a group's id derives
+ * from its executions: a group of one keeps the id of its execution's own job); a job that starts later stays its
+ * own.
  */
 export function groupTriggerJobs(jobs: TriggerJob[]): TriggerJob[] {
-  const later = jobs.filter((job) => job.options.startAfter !== undefined);
-  const now = jobs.filter((job) => job.options.startAfter === undefined).flatMap((job) => job.data.executionIds);
+  const now = new Map<number, string[]>();
+  for (const job of jobs)
+    if (job.options.startAfter === undefined) {
+      const ids = now.get(job.data.workspaceId);
+      if (ids) ids.push(...job.data.executionIds);
+      else now.set(job.data.workspaceId, [...job.data.executionIds]);
+    }
   const groups: TriggerJob[] = [];
-  for (let at = 0; at < now.length; at += MAX_TRIGGER_GROUP) {
-    const executionIds = now.slice(at, at + MAX_TRIGGER_GROUP);
-    groups.push({ data: { executionIds }, options: { id: jobId('trigger', ...executionIds) } });
-  }
-  return [...groups, ...later];
+  for (const [workspaceId, ids] of now)
+    for (let at = 0; at < ids.length; at += MAX_TRIGGER_GROUP) {
+      const executionIds = ids.slice(at, at + MAX_TRIGGER_GROUP);
+      groups.push({ data: { workspaceId, executionIds }, options: { id: jobId('trigger', ...executionIds) } });
+    }
+  return [...groups, ...jobs.filter((job) => job.options.startAfter !== undefined)];
 }
 
 export interface TriggerWorkDeps {
@@ -124,7 +132,9 @@ export async function startTriggerJobAlone(deps: TriggerWorkDeps, job: QueuedJob
       trx,
       QUEUES.trigger,
       failed.map((executionId) => ({
-        data: { executionIds: [executionId] } satisfies TriggerJobData,
+        data: ('workspaceId' in job.data
+          ? { workspaceId: job.data.workspaceId, executionIds: [executionId] }
+          : { executionId }) satisfies QueuedTriggerData,
         options: { id: jobId('trigger-alone', executionId, job.id), startAfter: 1 },
       })),
     ),

@@ -238,7 +238,7 @@ describe('batched trigger jobs', () => {
     const all = [good[0]!, broken, ...good.slice(1)];
     const queue = t().engineRuntime!.queue;
     // One job for the five, as the intake writes them.
-    const jobs = groupTriggerJobs(all.map((e) => triggerJob(e.id)));
+    const jobs = groupTriggerJobs(all.map((e) => triggerJob(ws.workspaceId, e.id)));
     expect(jobs).toHaveLength(1);
     await t()
       .db.transaction()
@@ -280,8 +280,8 @@ describe('batched trigger jobs', () => {
       recipients: { not: 'a list' } as unknown as NewExecution['recipients'],
     };
     // Two group jobs committed together, fetched as one batch: the batch fails, then each job goes alone.
-    const withBad = groupTriggerJobs([good[0]!, bad, good[1]!, good[2]!].map((e) => triggerJob(e.id)));
-    const clean = groupTriggerJobs(good.slice(3).map((e) => triggerJob(e.id)));
+    const withBad = groupTriggerJobs([good[0]!, bad, good[1]!, good[2]!].map((e) => triggerJob(ws.workspaceId, e.id)));
+    const clean = groupTriggerJobs(good.slice(3).map((e) => triggerJob(ws.workspaceId, e.id)));
     const queue = t().engineRuntime!.queue;
     await t()
       .db.transaction()

@@ -104,7 +104,7 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
       batches.map((batch) =>
         writer.write(
           batch,
-          batch.map((e) => triggerJob(e.id)),
+          batch.map((e) => triggerJob(e.workspace_id, e.id)),
         ),
       ),
     );
@@ -124,22 +124,30 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     expect(await jobsOf(t(), ids)).toBe(3);
   });
 
-  it('cuts a group’s jobs at MAX_TRIGGER_GROUP executions; a job that starts later stays its own', async () => {
+  it('cuts a group’s jobs at MAX_TRIGGER_GROUP executions of one workspace; a job that starts later stays its own', async () => {
     const ws = await engineWorkspace(t);
+    const other = await engineWorkspace(t);
     const writer = new TriggerWriter(t().db, t().engineRuntime!.queue);
     const now = Array.from({ length: 2 * MAX_TRIGGER_GROUP + 1 }, () => executionIn(ws.workspaceId));
+    const elsewhere = [executionIn(other.workspaceId), executionIn(other.workspaceId)];
     const later = executionIn(ws.workspaceId);
+    const all = [...now, ...elsewhere, later];
     await writer.write(
-      [...now, later],
-      [...now.map((e) => triggerJob(e.id)), triggerJob(later.id, new Date(Date.now() + 3_600_000))],
+      all,
+      [...now, ...elsewhere]
+        .map((e) => triggerJob(e.workspace_id, e.id))
+        .concat(triggerJob(ws.workspaceId, later.id, new Date(Date.now() + 3_600_000))),
     );
     const rows = await triggerJobsOf(
       t(),
-      [...now, later].map((e) => e.id),
+      all.map((e) => e.id),
     );
-    expect(rows).toHaveLength(now.length + 1);
+    expect(rows).toHaveLength(all.length);
     const sizes = new Map(rows.map((row) => [row.id, row.executions]));
-    expect([...sizes.values()].sort((a, b) => a - b)).toEqual([1, 1, MAX_TRIGGER_GROUP, MAX_TRIGGER_GROUP]);
+    expect([...sizes.values()].sort((a, b) => a - b)).toEqual([1, 1, 2, MAX_TRIGGER_GROUP, MAX_TRIGGER_GROUP]);
+    const jobOf = (id: string) => rows.find((row) => row.execution_id === id)!.id;
+    expect(jobOf(elsewhere[0]!.id)).toBe(jobOf(elsewhere[1]!.id));
+    expect(now.map((e) => jobOf(e.id))).not.toContain(jobOf(elsewhere[0]!.id));
     const delayed = rows.find((row) => row.execution_id === later.id)!;
     expect(delayed.executions).toBe(1);
     expect(delayed.start_after.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
