@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
