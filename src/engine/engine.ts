@@ -14,7 +14,8 @@ import {
 import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/preference-links.js';
 import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
-import { fanOutPage, listFanOutPage, startExecutions, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import { fanOutPage, listFanOutPage, type FanoutJob, type ListFanoutJob } from './recipients.js';
+import { startTriggerBatch, startTriggerJobAlone, type QueuedTriggerData } from './trigger-jobs.js';
 import { deliverWebhook, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
 import { workRetention } from './retention.js';
 import {
@@ -131,22 +132,16 @@ export class Engine {
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
 
-    // Triggers: the batch's new runs take their first step in the trigger jobs' transaction (no run job, no second
-    // fetch). Alone, a trigger is started without stepping: its runs go to run jobs, so a bad first step is its run's.
-    await queue.work<{ executionId: string }>(
+    // Triggers: a job starts a group of executions (engine/trigger-jobs.ts); the batch's new runs take their first
+    // step in the transaction that made them (no run job, no second fetch). Alone, a job's executions are started
+    // without stepping: their runs go to run jobs, so a bad first step is its run's.
+    const triggers = { db, queue, log };
+    await queue.work<QueuedTriggerData>(
       QUEUES.trigger,
       BATCH(TRIGGER_CONCURRENCY, RUN_BATCH_SIZE),
       handler(QUEUES.trigger, {
-        batch: (jobs) =>
-          db.transaction().execute((trx) =>
-            startExecutions(
-              trx,
-              queue,
-              jobs.map((job) => job.data.executionId),
-              (runs) => stepNewRuns(runner, trx, runs),
-            ),
-          ),
-        alone: (job) => db.transaction().execute((trx) => startExecutions(trx, queue, [job.data.executionId])),
+        batch: (jobs) => startTriggerBatch(triggers, jobs, (trx, runs) => stepNewRuns(runner, trx, runs)),
+        alone: (job) => startTriggerJobAlone(triggers, job),
       }),
     );
     await queue.work<FanoutJob>(

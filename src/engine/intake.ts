@@ -19,8 +19,8 @@ import {
 import type { PayloadSchemaLink } from '../db/types.js';
 import { tenantsTag, workflowsTag, workspaceTag } from '../domain/credential-tags.js';
 import type { Recipient, TriggerRecord } from '../domain/trigger-records.js';
-import { jobId } from './job-ids.js';
 import { QUEUES, type Queue } from './queue.js';
+import { groupTriggerJobs, triggerJob } from './trigger-jobs.js';
 import { triggerWriterOf } from './trigger-writer.js';
 
 /**
@@ -373,14 +373,13 @@ function executionOf({ record, target: workflow, executionId }: Fresh): NewExecu
   };
 }
 
-/** The executions and their trigger jobs, written together. */
+/** The executions and their trigger jobs (one per group of executions due now: engine/trigger-jobs.ts), written together. */
 async function writeExecutions(writer: Writer, queue: Queue, workspaceId: number, fresh: Fresh[]) {
   if (fresh.length === 0) return;
   const rows = fresh.map((candidate) => ({ ...executionOf(candidate), workspace_id: workspaceId }));
-  const jobs = fresh.map(({ record, executionId }) => ({
-    data: { executionId },
-    options: { id: jobId('trigger', executionId), ...(record.startAfter ? { startAfter: record.startAfter } : {}) },
-  }));
+  const jobs = groupTriggerJobs(
+    fresh.map(({ record, executionId }) => triggerJob(workspaceId, executionId, record.startAfter)),
+  );
   // The trigger queue does not NOTIFY on insert (engine/queue.ts, WOKEN_BY_SENDER): a transaction wakes
   // the workers on its commit; a plain batch is written with those of concurrent requests, which wake
   // them after their statement (engine/trigger-writer.ts).

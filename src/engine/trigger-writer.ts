@@ -1,12 +1,14 @@
 import type { Db } from '../db/database.js';
 import { insertExecutionsQuery, type NewExecution } from '../repositories/executions.js';
-import { QUEUES, type JobOptions, type Queue } from './queue.js';
+import { QUEUES, type Queue } from './queue.js';
+import { groupTriggerJobs, type TriggerJob } from './trigger-jobs.js';
 
 /**
  * Writes the plain trigger batches of concurrent requests together (docs/engine.md, "Triggers"):
  * a batch that arrives while WRITES_IN_FLIGHT statements are already on their way waits for the
  * next one, which carries every batch that waited, its executions and their trigger jobs in one
- * statement and one commit. A request is answered only once its own rows are committed, so a 202
+ * statement and one commit, their jobs gathered into trigger jobs of a group of executions each
+ * (engine/trigger-jobs.ts). A request is answered only once its own rows are committed, so a 202
  * is as durable as when each request wrote alone; a lone request on an idle server is written at
  * once. Under load this is one round trip, one commit and one WAL flush per group instead of per
  * request: what bounded trigger accept (BENCHMARKS.md, "Trigger accept").
@@ -14,8 +16,6 @@ import { QUEUES, type JobOptions, type Queue } from './queue.js';
  * A group whose statement fails is written again batch by batch, so one batch's failure (its
  * workspace deleted meanwhile) is that batch's alone.
  */
-
-export type TriggerJob = { data: { executionId: string }; options: JobOptions };
 
 interface PendingWrite {
   executions: (NewExecution & { workspace_id: number })[];
@@ -78,7 +78,7 @@ export class TriggerWriter {
     return this.queue.sendManyWith(
       this.db,
       QUEUES.trigger,
-      group.flatMap((pending) => pending.jobs),
+      groupTriggerJobs(group.flatMap((pending) => pending.jobs)),
       insertExecutionsQuery(
         this.db,
         group.flatMap((pending) => pending.executions),

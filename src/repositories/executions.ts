@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { PLANNED_EACH_TIME, type Db, type Trx } from '../db/database.js';
 import type { PayloadSchemaLink } from '../db/types.js';
 import type { Recipient } from '../domain/trigger-records.js';
 
@@ -157,12 +157,19 @@ export function findExecutionStatus(db: Db, id: string) {
   return db.selectFrom('executions').select('status').where('id', '=', id).executeTakeFirst();
 }
 
-/** Several executions by id, in one statement. */
+/**
+ * Several executions by id, in one statement. Planned each time (src/db/database.ts): a trigger batch's
+ * lookup in a table every trigger grows; named, its generic plan made while the table was small kept
+ * scanning the whole table for every batch of the worker (BENCHMARKS.md, "Sustained, fifth session").
+ * The ids go as an array, whose length the planner knows (a set-returning function is always
+ * estimated at 100 rows, which made a seq scan look cheaper than a batch's few index lookups).
+ */
 export function findExecutions(db: Db, ids: string[]) {
   return db
     .selectFrom('executions')
     .selectAll()
-    .where('id', 'in', sql<string>`(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`)
+    .where('id', '=', sql<string>`any(${ids}::text[])`)
+    .modifyEnd(sql.raw(PLANNED_EACH_TIME))
     .execute();
 }
 

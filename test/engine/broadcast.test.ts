@@ -14,6 +14,7 @@ import {
   messages,
   newExecution,
   settledMessages,
+  triggerJobsOf,
   waitFor,
 } from '../support/engine-drivers.js';
 
@@ -29,14 +30,12 @@ const executionsOf = (t: () => TestApp, ws: WorkspaceFixture) =>
     .where('workspace_id', '=', ws.workspaceId)
     .execute();
 
-/** The broadcast's trigger job, as the queue holds it. */
+/** The broadcast's trigger job, as the queue holds it (a broadcast starts later: a job of its own). */
 async function triggerJob(t: () => TestApp, executionId: string) {
-  const schema = t().engineRuntime!.schema;
-  const { rows } = await sql<{ start_after: Date; state: string }>`select start_after, state
-    from ${sql.id(schema, 'job')} where name = 'herald-trigger' and data->>'executionId' = ${executionId}`.execute(
-    t().db,
-  );
-  return rows[0];
+  const [row, ...more] = await triggerJobsOf(t(), [executionId]);
+  expect(more).toEqual([]);
+  if (row) expect(row.executions).toBe(1);
+  return row;
 }
 
 describe('broadcasts', () => {
@@ -194,8 +193,10 @@ describe('broadcasts', () => {
 
     // The cancelled broadcast's start comes: it finds itself cancelled and makes no run. The other runs.
     const schema = t().engineRuntime!.schema;
+    const jobIds = (await triggerJobsOf(t(), [big, small])).map((row) => row.id);
+    expect(jobIds).toHaveLength(2);
     await sql`update ${sql.id(schema, 'job')} set start_after = now()
-      where name = 'herald-trigger' and data->>'executionId' in (${big}, ${small})`.execute(t().db);
+      where name = 'herald-trigger' and id = any(${jobIds}::uuid[])`.execute(t().db);
     await settledMessages(t, ws, small, 1);
     await waitFor(async () => (await triggerJob(t, big))?.state === 'completed', 10_000, 'the trigger job');
     expect((await messages(t, ws, `?execution_id=${big}`)).meta.count).toBe(0);

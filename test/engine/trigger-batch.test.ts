@@ -8,6 +8,7 @@ import { DEFAULT_OUTBOUND } from '../../src/channels/outbound.js';
 import { testRenderer } from '../support/engine.js';
 import { jobId } from '../../src/engine/job-ids.js';
 import { QUEUES } from '../../src/engine/queue.js';
+import { groupTriggerJobs, triggerJob } from '../../src/engine/trigger-jobs.js';
 import { insertExecutions, type NewExecution } from '../../src/repositories/executions.js';
 import {
   baseCall,
@@ -18,13 +19,16 @@ import {
   newExecution,
   refuseRunSaves,
   settledMessages,
+  triggerJobsOf,
   waitFor,
 } from '../support/engine-drivers.js';
 
 /**
  * Trigger jobs are started in batches (docs/engine.md, "Batched trigger jobs"): a fetched batch in one
  * transaction, a fixed number of statements whatever its size; a batch that fails is started again job
- * by job, so only the bad job is retried.
+ * by job, so only the bad job is retried. A job starts a group of executions (src/engine/trigger-jobs.ts);
+ * a group that fails is started execution by execution, and only the bad execution goes on as a job of
+ * its own. Jobs of the older shape (one execution, `data.executionId`) are still started.
  */
 
 async function workflowId(t: () => TestApp, ws: WorkspaceFixture, slug: string) {
@@ -142,7 +146,7 @@ describe('batched trigger jobs', () => {
     expect((await workflowId(t, ws, 'batched')).last_executed_at).toEqual(latest.at);
   });
 
-  it('a bad trigger job in a batch is retried alone: the others start and run', async () => {
+  it('a bad trigger job of the older shape (one execution each) in a batch is retried alone: the others start and run', async () => {
     const ws = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'mixed', [inbox()]);
     const workflow = await workflowId(t, ws, 'mixed');
@@ -223,7 +227,7 @@ describe('batched trigger jobs', () => {
     expect(settled[0]).toMatchObject({ status: 'delivered' });
   });
 
-  it('a first step that fails rolls its batch back; each trigger is then started alone and the others run', async () => {
+  it('a first step that fails rolls its batch back; the group is then started without stepping and the others run', async () => {
     const ws = await engineWorkspace(t);
     await liveWorkflow(t, ws, 'steady', [inbox()]);
     const workflow = await workflowId(t, ws, 'steady');
@@ -233,15 +237,14 @@ describe('batched trigger jobs', () => {
     const lift = await refuseRunSaves(t, 'broken-step');
     const all = [good[0]!, broken, ...good.slice(1)];
     const queue = t().engineRuntime!.queue;
+    // One job for the five, as the intake writes them.
+    const jobs = groupTriggerJobs(all.map((e) => triggerJob(ws.workspaceId, e.id)));
+    expect(jobs).toHaveLength(1);
     await t()
       .db.transaction()
       .execute(async (trx) => {
         await insertExecutions(trx, ws.workspaceId, all);
-        await queue.sendMany(
-          trx,
-          QUEUES.trigger,
-          all.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
-        );
+        await queue.sendMany(trx, QUEUES.trigger, jobs);
       });
     for (const e of good) await settledMessages(t, ws, e.id, 1);
     const run = await waitFor(
@@ -259,5 +262,63 @@ describe('batched trigger jobs', () => {
     await lift();
     // Its run job, retried, now takes the step.
     expect(await settledMessages(t, ws, broken.id, 1, 20_000)).toHaveLength(1);
+    // The group job itself completed at its first try, and nothing was made twice.
+    expect(await triggerJobsOf(t(), [good[0]!.id])).toEqual([
+      expect.objectContaining({ id: jobs[0]!.options.id, state: 'completed', retry_count: 0, executions: 5 }),
+    ]);
+    for (const e of good) expect(await settledMessages(t, ws, e.id, 1)).toHaveLength(1);
+  });
+
+  it('a bad execution in a group job: its group-mates start once, it goes on as a job of its own, the group completes', async () => {
+    const ws = await engineWorkspace(t);
+    await liveWorkflow(t, ws, 'grouped', [inbox()]);
+    const workflow = await workflowId(t, ws, 'grouped');
+    const good = Array.from({ length: 6 }, (_, i) => execution(workflow.id, 'grouped', [user(`gg-${i}`)]));
+    // Recipients that are not a list: this execution's start throws, in a group or alone.
+    const bad = {
+      ...execution(workflow.id, 'grouped', []),
+      recipients: { not: 'a list' } as unknown as NewExecution['recipients'],
+    };
+    // Two group jobs committed together, fetched as one batch: the batch fails, then each job goes alone.
+    const withBad = groupTriggerJobs([good[0]!, bad, good[1]!, good[2]!].map((e) => triggerJob(ws.workspaceId, e.id)));
+    const clean = groupTriggerJobs(good.slice(3).map((e) => triggerJob(ws.workspaceId, e.id)));
+    const queue = t().engineRuntime!.queue;
+    await t()
+      .db.transaction()
+      .execute(async (trx) => {
+        await insertExecutions(trx, ws.workspaceId, [...good, bad]);
+        await queue.sendMany(trx, QUEUES.trigger, [...withBad, ...clean]);
+      });
+    for (const e of good) await settledMessages(t, ws, e.id, 1);
+    const groupId = withBad[0]!.options.id!;
+    const jobs = await waitFor(async () => {
+      const rows = await triggerJobsOf(t(), [bad.id, good[0]!.id, good[3]!.id]);
+      const alone = rows.find((row) => row.id === jobId('trigger-alone', bad.id, groupId));
+      return alone && alone.retry_count > 0 ? rows : undefined;
+    }, 15_000);
+    // Both groups completed at their first try; the bad execution's own job is the one retried.
+    const job = (id: string, executionId: string) =>
+      jobs.find((row) => row.id === id && row.execution_id === executionId);
+    expect(job(groupId, bad.id)).toMatchObject({ state: 'completed', retry_count: 0, executions: 4 });
+    expect(job(groupId, good[0]!.id)).toMatchObject({ state: 'completed', retry_count: 0 });
+    expect(job(clean[0]!.options.id!, good[3]!.id)).toMatchObject({
+      state: 'completed',
+      retry_count: 0,
+      executions: 3,
+    });
+    expect(jobs.find((row) => row.id === jobId('trigger-alone', bad.id, groupId))).toMatchObject({ executions: 1 });
+    // Nothing twice: one run and one message per good execution.
+    const runs = await t()
+      .db.selectFrom('workflow_runs')
+      .select('execution_id')
+      .where(
+        'execution_id',
+        'in',
+        good.map((e) => e.id),
+      )
+      .execute();
+    expect(runs).toHaveLength(good.length);
+    for (const e of good) expect(await settledMessages(t, ws, e.id, 1)).toHaveLength(1);
+    expect((await messages(t, ws, `?execution_id=${bad.id}`)).meta.count).toBe(0);
   });
 });

@@ -1,18 +1,17 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
-import { engineWorkspace, inbox, liveWorkflow, newExecution } from '../support/engine-drivers.js';
+import { engineWorkspace, inbox, liveWorkflow, newExecution, triggerJobsOf } from '../support/engine-drivers.js';
 import { runOf } from '../support/flow.js';
-import { jobId } from '../../src/engine/job-ids.js';
-import { QUEUES } from '../../src/engine/queue.js';
+import { MAX_TRIGGER_GROUP, triggerJob } from '../../src/engine/trigger-jobs.js';
 import { TriggerWriter } from '../../src/engine/trigger-writer.js';
 import { newUlid } from '../../src/ids.js';
 
 /**
- * Plain triggers of concurrent requests are written together (src/engine/trigger-writer.ts), and
- * the trigger queue's inserts NOTIFY no one: the writer wakes the workers after its statement, a
- * transaction with its last statement (src/engine/queue.ts, WOKEN_BY_SENDER).
+ * Plain triggers of concurrent requests are written together (src/engine/trigger-writer.ts), with one
+ * trigger job per group of their executions (src/engine/trigger-jobs.ts), and the trigger queue's
+ * inserts NOTIFY no one: the writer wakes the workers after its statement, a transaction with its last
+ * statement (src/engine/queue.ts, WOKEN_BY_SENDER).
  */
 
 const send = (t: TestApp, ws: WorkspaceFixture, body: object) =>
@@ -29,13 +28,11 @@ async function until(check: () => Promise<boolean>, ms: number) {
   return true;
 }
 
+/** Each execution in exactly one trigger job: how many jobs there are. */
 const jobsOf = async (t: TestApp, executionIds: string[]) => {
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n from ${sql.table(`${t.engineRuntime!.schema}.job`)}
-    where name = ${QUEUES.trigger} and id = any(${executionIds.map((id) => jobId('trigger', id))}::uuid[])`.execute(
-    t.db,
-  );
-  return rows[0]!.n;
+  const rows = await triggerJobsOf(t, executionIds);
+  expect(rows.map((row) => row.execution_id).sort()).toEqual([...executionIds].sort());
+  return new Set(rows.map((row) => row.id)).size;
 };
 
 describe('the workers are woken by the trigger, not by their poll', () => {
@@ -91,7 +88,8 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
       expect(row).toMatchObject({ data: { i }, workspace_id: ws.workspaceId });
       expect(row.recipients).toEqual([expect.objectContaining({ distinctId: `u-${i}` })]);
     }
-    expect(await jobsOf(t(), ids)).toBe(40);
+    // One trigger job per statement, however many executions it carried.
+    expect(await jobsOf(t(), ids)).toBe(writes);
   });
 
   const executionIn = (workspaceId: number) => ({
@@ -105,7 +103,7 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
       batches.map((batch) =>
         writer.write(
           batch,
-          batch.map((e) => ({ data: { executionId: e.id }, options: { id: jobId('trigger', e.id) } })),
+          batch.map((e) => triggerJob(e.workspace_id, e.id)),
         ),
       ),
     );
@@ -121,7 +119,37 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     // Two alone (one being committed while the next gathers), then the four that waited together.
     expect(t().queries.sql.filter((text) => WRITE.test(text))).toHaveLength(3);
     expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(6);
-    expect(await jobsOf(t(), ids)).toBe(6);
+    // A job per statement: the four that waited share one.
+    expect(await jobsOf(t(), ids)).toBe(3);
+  });
+
+  it('cuts a group’s jobs at MAX_TRIGGER_GROUP executions of one workspace; a job that starts later stays its own', async () => {
+    const ws = await engineWorkspace(t);
+    const other = await engineWorkspace(t);
+    const writer = new TriggerWriter(t().db, t().engineRuntime!.queue);
+    const now = Array.from({ length: 2 * MAX_TRIGGER_GROUP + 1 }, () => executionIn(ws.workspaceId));
+    const elsewhere = [executionIn(other.workspaceId), executionIn(other.workspaceId)];
+    const later = executionIn(ws.workspaceId);
+    const all = [...now, ...elsewhere, later];
+    await writer.write(
+      all,
+      [...now, ...elsewhere]
+        .map((e) => triggerJob(e.workspace_id, e.id))
+        .concat(triggerJob(ws.workspaceId, later.id, new Date(Date.now() + 3_600_000))),
+    );
+    const rows = await triggerJobsOf(
+      t(),
+      all.map((e) => e.id),
+    );
+    expect(rows).toHaveLength(all.length);
+    const sizes = new Map(rows.map((row) => [row.id, row.executions]));
+    expect([...sizes.values()].sort((a, b) => a - b)).toEqual([1, 1, 2, MAX_TRIGGER_GROUP, MAX_TRIGGER_GROUP]);
+    const jobOf = (id: string) => rows.find((row) => row.execution_id === id)!.id;
+    expect(jobOf(elsewhere[0]!.id)).toBe(jobOf(elsewhere[1]!.id));
+    expect(now.map((e) => jobOf(e.id))).not.toContain(jobOf(elsewhere[0]!.id));
+    const delayed = rows.find((row) => row.execution_id === later.id)!;
+    expect(delayed.executions).toBe(1);
+    expect(delayed.start_after.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
   });
 
   it('writes a failing group again batch by batch: only the failing batch is refused', async () => {
@@ -152,6 +180,6 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     const good = ids.filter((_, i) => i !== 3);
     expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(5);
     expect(await jobsOf(t(), good)).toBe(5);
-    expect(await jobsOf(t(), [ids[3]!])).toBe(0);
+    expect(await triggerJobsOf(t(), [ids[3]!])).toEqual([]);
   });
 });

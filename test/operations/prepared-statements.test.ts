@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { createDatabase, namePreparedStatements, PLANNED_EACH_TIME, type Db } from '../../src/db/database.js';
 import { findRuns, lockRuns, saveRunsProgress } from '../../src/repositories/runs.js';
 import { findMessagesByIds, saveDeliveries } from '../../src/repositories/messages.js';
+import { findExecutions } from '../../src/repositories/executions.js';
 
 const url = process.env.DATABASE_URL;
 
@@ -91,7 +92,7 @@ describe('prepared statements', () => {
       const marked = (n: number) =>
         sql<{ n: number }>`select ${n}::int * 7 as n${sql.raw(PLANNED_EACH_TIME)}`.execute(db);
       for (const n of [1, 2, 3]) expect((await marked(n)).rows).toEqual([{ n: n * 7 }]);
-      // The lookups of a batch's runs and messages, in a table a fan-out grows (src/db/database.ts).
+      // The lookups of a batch's runs, messages and executions, in tables a fan-out or triggers grow (src/db/database.ts).
       for (let round = 0; round < 3; round++) {
         await db.transaction().execute(async (trx) => {
           await lockRuns(trx, ['r-none']);
@@ -99,6 +100,7 @@ describe('prepared statements', () => {
         });
         await findRuns(db, ['r-none']);
         await findMessagesByIds(db, ['m-none']);
+        await findExecutions(db, ['e-none']);
         await saveDeliveries(db, [{ id: 'm-none', status: 'sent_by_vendor' }]);
       }
       expect(await preparedOf(db)).toEqual([]);

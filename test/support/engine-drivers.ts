@@ -148,3 +148,28 @@ export async function listOf(t: () => TestApp, ws: WorkspaceFixture, listId: str
     if (added.statusCode >= 300) throw new Error(`members not added: ${added.body}`);
   }
 }
+
+/** A trigger job as the queue holds it, once per execution it starts. */
+export interface TriggerJobRow {
+  id: string;
+  execution_id: string;
+  executions: number;
+  state: string;
+  retry_count: number;
+  start_after: Date;
+}
+
+/**
+ * The trigger jobs that start these executions, one row per execution: a job starts a group of executions
+ * (src/engine/trigger-jobs.ts), a job of the older shape one (`data.executionId`).
+ */
+export async function triggerJobsOf(t: TestApp, executionIds: string[]) {
+  const { rows } = await sql<TriggerJobRow>`
+    select j.id::text as id, e.execution_id, jsonb_array_length(coalesce(j.data->'executionIds', '[1]'::jsonb))::int as executions,
+      j.state, j.retry_count, j.start_after
+    from ${sql.table(`${t.engineRuntime!.schema}.job`)} j
+    cross join lateral jsonb_array_elements_text(coalesce(j.data->'executionIds', jsonb_build_array(j.data->'executionId')))
+      as e(execution_id)
+    where j.name = 'herald-trigger' and e.execution_id = any(${executionIds}::text[])`.execute(t.db);
+  return rows;
+}
