@@ -27,6 +27,13 @@ const originOf = (value: unknown) => {
 };
 
 /**
+ * The workspace's live preference categories, read once per memo: a batch's renders and its steps' delivery decisions
+ * (src/engine/run-scope.ts) share the read.
+ */
+export const liveCategories = (db: Db, workspaceId: number, memo?: RenderMemo) =>
+  memoized(memo, `categories\u0000${workspaceId}`, () => findLivePreferenceCategories(db, workspaceId));
+
+/**
  * Gives every template a user's `{{$preferences_url}}` and `{{$unsubscribe_url}}` (docs/clients.md):
  * links to Herald's page, signed and expiring, on the tenant's hosted_preference_domain when it has
  * one; `$preferences_url` is the tenant's embedded_preference_url when it has one. An email of a
@@ -58,10 +65,7 @@ export function withPreferenceLinks(render: Render, options: PreferenceLinkOptio
     const outcome = await render({ ...request, context }, db, memo);
     if (!outcome.ok || request.channel !== 'email' || !request.category) return outcome;
     // Read once per batch of renders (the memo), not once per email.
-    const workspaceId = Number(request.workspaceId);
-    const live = await memoized(memo, `categories\u0000${workspaceId}`, () =>
-      findLivePreferenceCategories(db ?? defaultDb, workspaceId),
-    );
+    const live = await liveCategories(db ?? defaultDb, Number(request.workspaceId), memo);
     const category = findCategory(live.root_categories, request.category);
     if (!category || category.default_preference === 'cant_unsubscribe') return outcome;
     return { ...outcome, content: { ...outcome.content, list_unsubscribe: unsubscribeUrl } };

@@ -12,7 +12,13 @@ import type { Db, Trx } from '../db/database.js';
 import { openConfig, type Sealer } from '../domain/vendor-secrets.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import { timeoutOf } from '../channels/providers/shared.js';
-import { findMessagesByIds, type DeliveryUpdate, type MessageRow } from '../repositories/messages.js';
+import {
+  findMessagesToDeliver,
+  type DeliveryUpdate,
+  type MessageRow,
+  type MessageToDeliver,
+} from '../repositories/messages.js';
+import type { MessageTemplate } from '../schemas/messages.js';
 import { findRuns, type LockedRun } from '../repositories/runs.js';
 import { findChannelVendors } from '../repositories/vendors.js';
 import { findWorkspaceSlug } from '../repositories/workspaces.js';
@@ -107,10 +113,19 @@ export type DeliveryJobData = DeliveryBatchJob | DeliveryJob;
 
 /**
  * The most messages a batch job carries. A worker's delivery slot fetches DELIVERY_FETCH jobs at once, so it holds at
- * most DELIVERY_JOB_MESSAGES × DELIVERY_FETCH = 10 messages: what a killed worker may send again per slot.
+ * most DELIVERY_JOB_MESSAGES × DELIVERY_FETCH = 20 messages; a queue has `deliverySlots(concurrency)` slots, so a
+ * worker holds about `concurrency` × 10 messages per delivery queue: what a killed worker may send again.
  */
-export const DELIVERY_JOB_MESSAGES = 5;
+export const DELIVERY_JOB_MESSAGES = 10;
 export const DELIVERY_FETCH = 2;
+
+/**
+ * A delivery queue's slots: half the worker's concurrency (at least one), each holding twice the messages a slot of
+ * another queue would (BENCHMARKS.md, "Provider fan-out, fifth session"). The messages in flight stay what
+ * `concurrency` slots of 10 held, while each batch's fixed statements (the fetch, the messages and vendors read, the
+ * outcomes written, the completion) are paid once per 20 messages instead of once per 10.
+ */
+export const deliverySlots = (concurrency: number) => Math.max(1, Math.ceil(concurrency / 2));
 
 /** A delivery job's attempts: each message of a batch at its first attempt, or the job's one. */
 export const attemptsOf = (data: DeliveryJobData): DeliveryJob[] =>
@@ -245,7 +260,7 @@ async function callProvider(
   job: DeliveryJob,
   vendors: readonly ChosenVendor[],
   vendor: ChosenVendor,
-  rendered: Extract<RenderOutcome, { ok: true }>,
+  rendered: Rendered,
   signal: AbortSignal,
 ): Promise<Sent> {
   const startedAt = deps.now();
@@ -284,8 +299,8 @@ async function callProvider(
   };
   const common = {
     attempt,
-    content: rendered.content,
-    template: rendered.template,
+    // What the message was recorded with stays as it is: the update does not write it again.
+    ...(rendered.stored ? {} : { content: rendered.content, template: rendered.template }),
     vendor: { name: vendor.name, nickname: vendor.nickname },
     triggered: true,
   };
@@ -339,16 +354,18 @@ const retryJob = (row: MessageRow, retry: NonNullable<Sent['retry']>) => ({
 });
 
 /**
- * A fetched batch of deliveries, prepared (docs/engine.md, "Deliveries"): its messages, runs, users and tenants read
- * set-based, each template pointer and each channel's vendors read (and their configs opened) once. A single job is a
- * batch of one. What needs no provider call is `settled` here: a cancelled run, a render failure, no vendor, and the
- * inbox (stored as delivered: inbox jobs queued before the inbox was delivered in the run's step). A failure here
- * sends nothing.
+ * A fetched batch of deliveries, prepared (docs/engine.md, "Deliveries"): its messages read in one statement, with
+ * their runs' execution status; each channel's vendors read (and their configs opened) once. A message rendered by its
+ * step (or by an earlier attempt) is sent as stored; one recorded without its content (queued before steps rendered
+ * provider messages) is rendered here, its runs, users and tenants read set-based. A single job is a batch of one. What
+ * needs no provider call is `settled` here: a cancelled run, a render failure, no vendor, and the inbox (stored as
+ * delivered: inbox jobs queued before the inbox was delivered in the run's step). A failure here sends nothing.
  */
 export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[]) {
   const { db } = deps;
-  const rows = new Map((await findMessagesByIds(db, [...new Set(jobs.map((j) => j.messageId))])).map((r) => [r.id, r]));
-  const due: { job: DeliveryJob; row: MessageRow }[] = [];
+  const ids = [...new Set(jobs.map((j) => j.messageId))];
+  const rows = new Map((await findMessagesToDeliver(db, ids)).map((r) => [r.id, r]));
+  const due: { job: DeliveryJob; row: MessageToDeliver }[] = [];
   const seen = new Set<string>();
   for (const job of jobs) {
     const row = rows.get(job.messageId);
@@ -357,10 +374,10 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     seen.add(row.id);
     due.push({ job, row });
   }
-  const runs = new Map((await findRuns(db, [...new Set(due.map((d) => d.row.run_id))])).map((r) => [r.id, r]));
-  const live = [...runs.values()].filter((run) => run.execution_status !== 'cancelled');
-  const world = await loadRunsWorld(db, live);
-  const memo: RenderMemo = new Map();
+  const render = await rendersAtDelivery(
+    deps,
+    due.map((d) => d.row).filter((row) => storedContent(row) === undefined),
+  );
   const vendors = new Map<string, Promise<ChosenVendor[]>>();
   const templatesUsed = new Map<string, { workspaceId: number; slug: string }>();
   const settled: Settled[] = [];
@@ -369,17 +386,16 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     row: MessageRow;
     vendors: ChosenVendor[];
     vendor: ChosenVendor;
-    rendered: Extract<RenderOutcome, { ok: true }>;
+    rendered: Rendered;
   }[] = [];
   for (const { job, row } of due) {
-    const run = runs.get(row.run_id);
-    if (!run) continue;
-    if (run.execution_status === 'cancelled') {
+    if (row.execution_status === null) continue;
+    if (row.execution_status === 'cancelled') {
       settled.push({ row, update: { status: 'not_to_be_triggered', reason: 'cancelled' } });
       continue;
     }
-    const recipient = await world.recipient(run);
-    const rendered = await renderMessage(deps, row, run, recipient, world.namespaces(run, recipient), memo);
+    const stored = storedContent(row);
+    const rendered = stored ?? (await render(row));
     if (!rendered.ok) {
       settled.push({ row, update: renderFailed(rendered) });
       continue;
@@ -410,6 +426,34 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
     marked?.set(key, now);
   }
   return { settled, calls };
+}
+
+/** What a message is sent with: rendered now, or as stored (`stored`: its update leaves content and template as they are). */
+type Rendered = Extract<RenderOutcome, { ok: true }> & { stored?: true };
+
+/** The content a message was recorded with, by its step or an earlier attempt; none, it is rendered at delivery. */
+const storedContent = (row: MessageRow): Rendered | undefined => {
+  const template = row.template as MessageTemplate | null;
+  return row.content !== null && template?.version_no !== undefined
+    ? { ok: true, content: row.content as Record<string, unknown>, template, stored: true }
+    : undefined;
+};
+
+/**
+ * Renders the messages recorded without content as their steps would have: their runs, users and tenants read
+ * set-based (nothing read when there are none), each template pointer once.
+ */
+async function rendersAtDelivery(deps: DeliveryDeps, rows: MessageRow[]) {
+  const runs = rows.length
+    ? new Map((await findRuns(deps.db, [...new Set(rows.map((row) => row.run_id))])).map((r) => [r.id, r]))
+    : new Map<string, LockedRun>();
+  const world = await loadRunsWorld(deps.db, runs.values());
+  const memo: RenderMemo = new Map();
+  return async (row: MessageRow): Promise<RenderOutcome> => {
+    const run = runs.get(row.run_id)!;
+    const recipient = await world.recipient(run);
+    return renderMessage(deps, row, run, recipient, world.namespaces(run, recipient), memo);
+  };
 }
 
 /** A message's outcome, decided without a provider call. */

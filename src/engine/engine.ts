@@ -5,6 +5,7 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import {
   DELIVERY_FETCH,
   DELIVERY_JOB_MESSAGES,
+  deliverySlots,
   deliverAlone,
   deliverBatch,
   type DeliveryDeps,
@@ -127,7 +128,7 @@ export class Engine {
       publicUrl: this.options.publicUrl,
       // Each delivery queue's slots times the messages a slot holds, whose calls go out side by side; a channel's
       // jobs may sit on its own queue and on the older shared one.
-      parallelSends: 2 * concurrency * DELIVERY_FETCH * DELIVERY_JOB_MESSAGES,
+      parallelSends: 2 * deliverySlots(concurrency) * DELIVERY_FETCH * DELIVERY_JOB_MESSAGES,
       templatesMarked: new Map(),
     };
     const handler = <T>(name: QueueName, work: JobWork<T>) => jobHandler({ db, queue, log }, name, work);
@@ -180,12 +181,13 @@ export class Engine {
       handler(QUEUES.runBatch, { batch: each((job) => stepRunBatch(runner, job.id, job.data.runIds)) }),
     );
     // A delivery queue per channel: a slow provider holds only its own channel's slots. A job carries up to
-    // DELIVERY_JOB_MESSAGES messages (a retry, one), a slot fetches DELIVERY_FETCH jobs: at most 10 messages per slot.
-    // A batch's provider calls go out side by side: a slow provider holds its own message, not the batch.
+    // DELIVERY_JOB_MESSAGES messages (a retry, one), a slot fetches DELIVERY_FETCH jobs: at most 20 messages per slot,
+    // half as many slots as `concurrency` (deliverySlots). A batch's provider calls go out side by side: a slow provider
+    // holds its own message, not the batch.
     for (const name of [QUEUES.deliver, ...PROVIDER_CHANNELS.map(deliveryQueue)])
       await queue.work<DeliveryJobData>(
         name,
-        BATCH(concurrency, DELIVERY_FETCH),
+        BATCH(deliverySlots(concurrency), DELIVERY_FETCH),
         handler(name, {
           batch: (jobs) => deliverBatch(delivery, jobs),
           alone: (job) => deliverAlone(delivery, job),

@@ -1,7 +1,6 @@
 import type { Db, Trx } from '../db/database.js';
 import { preferenceStateOf } from '../services/user-preferences.js';
 import { insertMessages, type NewMessage } from '../repositories/messages.js';
-import { findLivePreferenceCategories } from '../repositories/preference-categories.js';
 import {
   lockRun,
   lockRuns,
@@ -15,6 +14,8 @@ import { markTemplateTriggered } from '../repositories/templates.js';
 import { findPreferenceRowsOfUsers } from '../repositories/user-preferences.js';
 import { findActiveVendors } from '../repositories/vendors.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
+import type { DeliveryChannel } from '../channels/provider.js';
+import { liveCategories } from '../channels/preference-links.js';
 import { loadNamespaces as loadNamespacesOne, loadRecipient as loadRecipientOne } from './run-context.js';
 import { loadRunsWorld, renderRequestOf, type RunNamespaces } from './run-context.js';
 import { deliveryJobs, renderFailed, storedInInbox } from './deliver.js';
@@ -38,7 +39,7 @@ export interface RunScope {
   namespaces(run: LockedRun, recipient: RunRecipient): Promise<RunNamespaces>;
   facts(run: LockedRun, recipient: RunRecipient, namespaces: RunNamespaces): Promise<DeliveryFacts>;
   save(runId: string, progress: RunProgress): Promise<void>;
-  /** A delivery step's messages: inbox ones rendered and stored at once, the others queued for delivery. */
+  /** A delivery step's messages, rendered: inbox ones stored at once, the others queued for delivery with their content. */
   writeMessages(
     run: LockedRun,
     recipient: RunRecipient,
@@ -55,11 +56,14 @@ const blockedOf = (namespaces: RunNamespaces) => {
 };
 
 /**
- * The inbox needs no provider: a message let through is rendered in the step and recorded as
- * delivered (or as a render failure) by the insert itself, with its feed event in the same
- * transaction. No delivery job, no second read of the run.
+ * A message the decision let through is rendered in its step, with what the step has read (the run, its recipient,
+ * tenant and data). The inbox needs no provider: the message is recorded as delivered (or as a render failure) by the
+ * insert itself, with its feed event in the same transaction; no delivery job, no second read of the run. A provider's
+ * message is recorded with its content and template, and its delivery job sends what is stored: the job reads the
+ * message, not the run, its recipient or the template again (docs/engine.md, "Deliveries"); a render failure is
+ * recorded by the insert and queues nothing.
  */
-async function deliverInboxInline(
+async function renderInline(
   db: Db,
   render: StepRenderer,
   memo: RenderMemo,
@@ -69,18 +73,20 @@ async function deliverInboxInline(
   message: NewMessage,
   now: number,
 ): Promise<NewMessage> {
-  if (message.channel !== 'inbox' || message.status !== 'to_be_triggered') return message;
+  if (message.status !== 'to_be_triggered') return message;
   let rendered: RenderOutcome;
   try {
     rendered = await render(
-      renderRequestOf(run, recipient, namespaces, message.template_slug ?? '', 'inbox'),
+      renderRequestOf(run, recipient, namespaces, message.template_slug ?? '', message.channel as DeliveryChannel),
       db,
       memo,
     );
   } catch (error) {
     rendered = { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
-  return { ...message, delivered: rendered.ok ? storedInInbox(rendered, now) : renderFailed(rendered) };
+  if (!rendered.ok) return { ...message, delivered: renderFailed(rendered) };
+  if (message.channel === 'inbox') return { ...message, delivered: storedInInbox(rendered, now) };
+  return { ...message, rendered: { content: rendered.content, template: rendered.template } };
 }
 
 const recorded = (m: NewMessage): RecordedMessage => ({
@@ -139,7 +145,7 @@ export function singleRunScope(trx: Trx, deps: ScopeDeps): RunScope {
     recipient: (run) => loadRecipientOne(trx, run),
     namespaces: (run, recipient) => loadNamespacesOne(trx, run, recipient),
     async facts(run, recipient, namespaces) {
-      const live = await findLivePreferenceCategories(trx, run.workspace_id);
+      const live = await liveCategories(trx, run.workspace_id, renders);
       const vendors = await findActiveVendors(trx, run.workspace_id);
       const preferences =
         recipient.userId !== null
@@ -155,7 +161,7 @@ export function singleRunScope(trx: Trx, deps: ScopeDeps): RunScope {
       const now = deps.now();
       const ready = [];
       for (const m of messages)
-        ready.push(await deliverInboxInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
+        ready.push(await renderInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
       return recordMessages(trx, deps.queue, run.workspace_id, ready, new Date(now));
     },
     flush: async () => {},
@@ -182,7 +188,6 @@ export async function batchRunScope(
 ): Promise<RunScope> {
   const runs = new Map((known ?? (await lockRuns(trx, runIds))).map((run) => [run.id, run]));
   const world = await loadRunsWorld(trx, runs.values());
-  const live = new Map<string, ReturnType<typeof findLivePreferenceCategories>>();
   const vendors = new Map<string, ReturnType<typeof findActiveVendors>>();
   const overlays = new Map<string, ReturnType<typeof findTenantOverlay>>();
   const preferenceRows = new Map<string, ReturnType<typeof findPreferenceRowsOfUsers>>();
@@ -199,7 +204,7 @@ export async function batchRunScope(
     async facts(run, recipient, namespaces) {
       const ws = String(run.workspace_id);
       const tenantKey = `${ws}\u0000${run.tenant_id}`;
-      const categories = await memo(live, ws, () => findLivePreferenceCategories(trx, run.workspace_id));
+      const categories = await liveCategories(trx, run.workspace_id, renders);
       const active = await memo(vendors, ws, () => findActiveVendors(trx, run.workspace_id));
       let preferences: DeliveryFacts['preferences'] = { choices: new Map(), restricted: new Set<string>() };
       if (recipient.userId !== null) {
@@ -232,7 +237,7 @@ export async function batchRunScope(
       const list = pending.get(run.workspace_id) ?? [];
       const ready = [];
       for (const m of messages)
-        ready.push(await deliverInboxInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
+        ready.push(await renderInline(trx, deps.render, renders, run, recipient, namespaces, m, now));
       list.push(...ready);
       pending.set(run.workspace_id, list);
       // Written when the batch ends; the run is locked, so these are the rows its step records.

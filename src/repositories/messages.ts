@@ -27,6 +27,8 @@ export interface NewMessage {
   reason: string | null;
   vendor: { name: string; nickname: string | null } | null;
   template_slug: string | null;
+  /** A message a provider delivers, rendered by its step: its content and template, stored with it for the delivery. */
+  rendered?: { content: Record<string, unknown>; template: MessageTemplate };
   /**
    * A message settled as it is recorded (the inbox): its outcome, written by the same insert, in the shape a
    * delivery's outcome is saved in (`DeliveryUpdate`).
@@ -43,10 +45,11 @@ export interface NewMessage {
  */
 export async function insertMessages(db: Db, workspaceId: number, messages: NewMessage[]) {
   if (messages.length === 0) return [];
-  const rows = messages.map(({ template_slug, delivered, ...m }) => ({
+  const rows = messages.map(({ template_slug, delivered, rendered, ...m }) => ({
     ...m,
     channel_identity: m.channel_identity === undefined ? null : m.channel_identity,
-    template: delivered?.template ? delivered.template : template_slug === null ? null : { slug: template_slug },
+    template: delivered?.template ?? rendered?.template ?? (template_slug === null ? null : { slug: template_slug }),
+    ...(rendered ? { content: rendered.content } : {}),
     ...(delivered
       ? {
           status: delivered.status,
@@ -104,15 +107,23 @@ export function findMessageById(db: Db, id: string) {
   return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Many messages by id, in one statement (a batch of deliveries). */
-export function findMessagesByIds(db: Db, ids: string[]) {
+/**
+ * A batch of deliveries' messages by id, each with the status of its run's execution (a cancelled run's messages are
+ * not sent), in one statement.
+ */
+export function findMessagesToDeliver(db: Db, ids: string[]) {
   return db
-    .selectFrom('messages')
-    .selectAll()
-    .where('id', 'in', list(ids))
+    .selectFrom('messages as m')
+    .leftJoin('workflow_runs as r', 'r.id', 'm.run_id')
+    .leftJoin('executions as e', 'e.id', 'r.execution_id')
+    .selectAll('m')
+    .select('e.status as execution_status')
+    .where('m.id', 'in', list(ids))
     .modifyEnd(sql.raw(PLANNED_EACH_TIME))
     .execute();
 }
+
+export type MessageToDeliver = Awaited<ReturnType<typeof findMessagesToDeliver>>[number];
 
 export interface MessageFilter {
   statuses?: string[];

@@ -19,8 +19,8 @@ import { baseCall, engineWorkspace, liveWorkflow, messages, newExecution, node }
  * A batch of run steps (src/engine/runner.ts `stepRuns`) sends a fixed number of statements whatever
  * its size: runs, users, tenants, preferences and the template read once for the batch, the messages,
  * their feed events and the runs' progress written once. So does a batch of provider deliveries
- * (src/engine/deliver.ts): messages, runs, users, tenants, the template and the vendor read once,
- * every outcome written in one statement.
+ * (src/engine/deliver.ts): the messages (rendered by their steps) and the vendor read once, every
+ * outcome written in one statement.
  */
 describe('batched run steps and deliveries', () => {
   // No worker: the fan-out's run-batch jobs wait, and the test steps their runs by hand.
@@ -209,6 +209,9 @@ describe('batched run steps and deliveries', () => {
         expect(again.calls).toHaveLength(0);
       }
       expect(counts[2]).toBe(counts[1]);
+      // The step stored each message's content: the messages (with their runs' status), the vendors, the template's
+      // mark (no marks kept in these deps) and the outcomes. No run, user, tenant or template read again.
+      expect(counts[1]).toBe(4);
     });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELIVERY_JOB_MESSAGES } from '../../src/engine/deliver.js';
+import { DELIVERY_FETCH, DELIVERY_JOB_MESSAGES, deliverySlots } from '../../src/engine/deliver.js';
 import { deliveryQueue } from '../../src/engine/queue.js';
 import { useTestApp } from '../support/app.js';
 import { engineWorkspace, liveWorkflow, node, trigger } from '../support/engine-drivers.js';
@@ -14,8 +14,9 @@ const RECIPIENTS = 23;
 
 /**
  * Delivery jobs per batch of messages (docs/engine.md, "Deliveries"): a run step queues one job per channel and
- * DELIVERY_JOB_MESSAGES of its new messages; a job of the older shape (one `messageId`) is still delivered; a job run
- * again sends only the messages whose attempt it has not recorded.
+ * DELIVERY_JOB_MESSAGES of its new messages, each rendered by the step and recorded with its content, which the job
+ * sends as stored; a job of the older shape (one `messageId`), and a message recorded without content, are still
+ * delivered; a job run again sends only the messages whose attempt it has not recorded.
  */
 describe('delivery jobs carry a batch of messages', () => {
   const t = useTestApp({}, { engine: { engine: { retryDelayScale: 0.002, deliveryTimeoutMs: 10_000 } } });
@@ -50,6 +51,12 @@ describe('delivery jobs carry a batch of messages', () => {
       'the job completed',
     );
   };
+
+  it('holds about concurrency × 10 messages per delivery queue: half the slots, each of 20', () => {
+    const held = (concurrency: number) => deliverySlots(concurrency) * DELIVERY_FETCH * DELIVERY_JOB_MESSAGES;
+    expect(DELIVERY_FETCH * DELIVERY_JOB_MESSAGES).toBe(20);
+    expect([1, 2, 4, 8].map(held)).toEqual([20, 20, 40, 80]);
+  });
 
   let ws: Awaited<ReturnType<typeof engineWorkspace>>;
   let sent: string[] = [];
@@ -121,5 +128,73 @@ describe('delivery jobs carry a batch of messages', () => {
       ['sent_by_vendor', 1],
       ['sent_by_vendor', 1],
     ]);
+  });
+
+  it('sends the content its step stored, and renders a message recorded without content (a release before)', async () => {
+    const [, , , stored, bare] = sent as [string, string, string, string, string];
+    const { template } = await t()
+      .db.selectFrom('messages')
+      .select(['template'])
+      .where('id', '=', stored)
+      .executeTakeFirstOrThrow();
+    expect(template).toMatchObject({ slug: 'crowd', version_no: 1 });
+    const { content: rendered } = await t()
+      .db.selectFrom('messages')
+      .select(['content'])
+      .where('id', '=', bare)
+      .executeTakeFirstOrThrow();
+    expect(rendered).not.toBeNull();
+    // What the step stored is sent as it is: the delivery renders nothing again.
+    const kept = { subject: 'as stored', html: '<p>as stored</p>' };
+    await t()
+      .db.updateTable('messages')
+      .set({ status: 'to_be_triggered', attempts: JSON.stringify([]), content: JSON.stringify(kept) })
+      .where('id', '=', stored)
+      .execute();
+    // A message recorded with its template's slug only, as steps did before they rendered provider messages.
+    await t()
+      .db.updateTable('messages')
+      .set({
+        status: 'to_be_triggered',
+        attempts: JSON.stringify([]),
+        content: null,
+        template: JSON.stringify({ slug: 'crowd' }),
+      })
+      .where('id', '=', bare)
+      .execute();
+    const count = receiver.received.length;
+    await runJob({ messageIds: [stored, bare], attempt: 1 });
+    const bodies = receiver.received.slice(count).map((r) => r.body);
+    expect(bodies.find((b) => b.message_id === stored)?.content).toEqual(kept);
+    expect(bodies.find((b) => b.message_id === bare)?.content).toEqual(rendered);
+    const after = await t()
+      .db.selectFrom('messages')
+      .select(['id', 'status', 'content', 'template'])
+      .where('id', 'in', [stored, bare])
+      .orderBy('id')
+      .execute();
+    expect(Object.fromEntries(after.map((m) => [m.id, [m.status, m.content, m.template]]))).toEqual({
+      [stored]: ['sent_by_vendor', kept, template],
+      [bare]: ['sent_by_vendor', rendered, template],
+    });
+  });
+
+  it('records a provider message whose template cannot render as failed in its step, and queues no job for it', async () => {
+    // The test renderer fails the template `broken`, as one that cannot render.
+    await liveWorkflow(t, ws, 'unrenderable', [node('send_email', { template: 'broken' })]);
+    const { message_id } = (
+      await trigger(t, ws, {
+        workflow: 'unrenderable',
+        recipients: [{ distinct_id: 'ren', $email: ['ren@example.com'] }],
+      })
+    ).json();
+    await until(async () => (await messageCounts(t().db, message_id)).total === 1, 30_000, 'the message recorded');
+    const message = await t()
+      .db.selectFrom('messages')
+      .select(['id', 'status', 'reason', 'attempts'])
+      .where('execution_id', '=', message_id)
+      .executeTakeFirstOrThrow();
+    expect(message).toMatchObject({ status: 'trigger_failed', reason: 'render_failed', attempts: [] });
+    expect(await emailJobs(new Set([message.id]))).toEqual([]);
   });
 });

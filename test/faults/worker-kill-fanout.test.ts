@@ -15,7 +15,7 @@ const KILLS = 3;
 const SECRET = 'whsec-kill-0123456789abcdef';
 /**
  * Deliveries a worker holds at once: each provider channel has its own delivery queue (email and sms
- * here), each fetching batches of at most 10, 4 at a time.
+ * here), each fetching batches of at most 20, 2 at a time (half the worker's 4 slots: `deliverySlots`).
  */
 const DELIVERIES_IN_FLIGHT_PER_WORKER = 2 * 4 * 10;
 

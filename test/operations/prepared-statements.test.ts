@@ -4,7 +4,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, namePreparedStatements, PLANNED_EACH_TIME, type Db } from '../../src/db/database.js';
 import { findRuns, lockRuns, saveRunsProgress } from '../../src/repositories/runs.js';
-import { findMessagesByIds, saveDeliveries } from '../../src/repositories/messages.js';
+import { findMessagesToDeliver, saveDeliveries } from '../../src/repositories/messages.js';
 import { findExecutions } from '../../src/repositories/executions.js';
 
 const url = process.env.DATABASE_URL;
@@ -99,7 +99,7 @@ describe('prepared statements', () => {
           await saveRunsProgress(trx, [{ id: 'r-none', status: 'completed', position: [1] }]);
         });
         await findRuns(db, ['r-none']);
-        await findMessagesByIds(db, ['m-none']);
+        await findMessagesToDeliver(db, ['m-none']);
         await findExecutions(db, ['e-none']);
         await saveDeliveries(db, [{ id: 'm-none', status: 'sent_by_vendor' }]);
       }

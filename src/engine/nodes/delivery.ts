@@ -11,8 +11,9 @@ import type { NodeHandlerOf } from './types.js';
 
 /**
  * Every delivery node: one message per channel, decided (§4) and recorded with the step; a message
- * the decision let through is stored at once (inbox) or gets a delivery job, which renders and sends
- * it outside the run's transaction. Returns the messages recorded by this step, with their status.
+ * the decision let through is rendered by the step (src/engine/run-scope.ts), then stored at once
+ * (inbox) or recorded with its content and given a delivery job, which sends it outside the run's
+ * transaction. Returns the messages recorded by this step, with their status.
  */
 export async function deliver(context: RunContext, channels: readonly string[], template: string) {
   const { run, recipient } = context;
