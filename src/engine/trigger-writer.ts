@@ -13,6 +13,12 @@ import { QUEUES, type JobOptions, type Queue } from './queue.js';
  *
  * A group whose statement fails is written again batch by batch, so one batch's failure (its
  * workspace deleted meanwhile) is that batch's alone.
+ *
+ * On embedded storage a statement is never "on its way": PGlite runs it on this thread as soon as it
+ * is sent, so each request's write would be over before the next request is read and every trigger
+ * paid its own statement and commit. There a write goes out at the end of the event loop's turn
+ * (`setImmediate`), carrying every request read in that turn; a lone request waits for nothing but
+ * the rest of its own turn (BENCHMARKS.md, "Embedded engine").
  */
 
 export type TriggerJob = { data: { executionId: string }; options: JobOptions };
@@ -32,17 +38,27 @@ const MAX_GROUP_EXECUTIONS = 500;
 export class TriggerWriter {
   private readonly waiting: PendingWrite[] = [];
   private inFlight = 0;
+  /** Embedded storage: writes go out at the end of the event loop's turn, gathered. */
+  private readonly atEndOfTurn: boolean;
+  private endOfTurn: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,
-  ) {}
+  ) {
+    this.atEndOfTurn = queue.database.pglite !== undefined;
+  }
 
   /** Resolves once these executions and their jobs are committed; the workers are then woken. */
   write(executions: (NewExecution & { workspace_id: number })[], jobs: TriggerJob[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ executions, jobs, resolve, reject });
-      this.next();
+      if (!this.atEndOfTurn) this.next();
+      else
+        this.endOfTurn ??= setImmediate(() => {
+          this.endOfTurn = undefined;
+          this.next();
+        });
     });
   }
 
