@@ -162,7 +162,7 @@ async function main() {
           .filter(([, n]) => n > 0)
           .sort((a, b) => b[1] - a[1]);
         const µs = (text: string) => (((after.textMs[text] ?? 0) - (before.textMs[text] ?? 0)) * 1000) / accepted;
-        log('  per trigger: statements, µs in PGlite, text');
+        log('  per trigger: statements, µs of CPU in PGlite, text');
         for (const [text, n] of delta)
           log(`  ${(n / accepted).toFixed(2).padStart(6)} ${µs(text).toFixed(0).padStart(6)}  ${text}`);
       }
@@ -170,7 +170,8 @@ async function main() {
   } finally {
     await stopServer(server);
     await sink.close();
-    rmSync(tmp, { recursive: true, force: true });
+    if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+    else log(`kept ${tmp}`);
   }
 }
 

@@ -18,7 +18,7 @@ const counts = {
   transactions: 0,
   protocolMs: 0,
   texts: {} as Record<string, number>,
-  /** Milliseconds in the protocol calls by their statements' texts (an exchange of several: the first's). */
+  /** The process's CPU milliseconds in the protocol calls by their statements' texts (an exchange of several: the first's). */
   textMs: {} as Record<string, number>,
 };
 const decoder = new TextDecoder();
@@ -67,14 +67,15 @@ prototype.execProtocolStream = async function (this: unknown, message: Uint8Arra
     }
   }
   const started = performance.now();
+  const cpu = keepTexts ? process.cpuUsage() : undefined;
   try {
     return await original.call(this, message, options);
   } finally {
-    const ms = performance.now() - started;
-    counts.protocolMs += ms;
-    if (keepTexts) {
+    counts.protocolMs += performance.now() - started;
+    if (cpu) {
+      const used = process.cpuUsage(cpu);
       const key = (texts[0] ?? '(no statement: parse, close)').replace(/\s+/g, ' ').slice(0, 300);
-      counts.textMs[key] = (counts.textMs[key] ?? 0) + ms;
+      counts.textMs[key] = (counts.textMs[key] ?? 0) + (used.user + used.system) / 1000;
     }
   }
 };
