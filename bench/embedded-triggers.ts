@@ -24,10 +24,11 @@ import { seedUsers } from './seed-sql.js';
  * (accepted, run and delivered), counted by bench/pglite-statements.ts inside the process.
  *
  *   npm run build && tsc -p tsconfig.bench.json && node dist/bench/embedded-triggers.js [--seconds 10] [--texts]
- *     [--connections 10,50] [--profile DIR]
+ *     [--connections 10,50] [--profile DIR] [--keep]
  *
  * --profile writes a CPU profile of each level's load window (DIR/embedded-c<N>.cpuprofile; read it with
- * dist/bench/profile-summary.js).
+ * dist/bench/profile-summary.js). --keep leaves the PGlite data folder in place (its path is printed), for
+ * EXPLAIN on the tables as the load left them.
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '2000' },
     texts: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -170,7 +172,7 @@ async function main() {
   } finally {
     await stopServer(server);
     await sink.close();
-    if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
+    if (!values.keep) rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
   }
 }
