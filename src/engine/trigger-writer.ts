@@ -34,13 +34,18 @@ interface PendingWrite {
 const WRITES_IN_FLIGHT = 2;
 /** The most executions one statement carries (a group is cut at a batch's edge past this). */
 const MAX_GROUP_EXECUTIONS = 500;
+/**
+ * As this module found it: a test that fakes timers afterwards (herald/testing in a customer's suite,
+ * vi.useFakeTimers) must not hold every trigger's write back until it runs them.
+ */
+const endOfTurn = globalThis.setImmediate;
 
 export class TriggerWriter {
   private readonly waiting: PendingWrite[] = [];
   private inFlight = 0;
   /** Embedded storage: writes go out at the end of the event loop's turn, gathered. */
   private readonly atEndOfTurn: boolean;
-  private endOfTurn: NodeJS.Immediate | undefined;
+  private scheduled = false;
 
   constructor(
     private readonly db: Db,
@@ -54,11 +59,13 @@ export class TriggerWriter {
     return new Promise((resolve, reject) => {
       this.waiting.push({ executions, jobs, resolve, reject });
       if (!this.atEndOfTurn) this.next();
-      else
-        this.endOfTurn ??= setImmediate(() => {
-          this.endOfTurn = undefined;
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        endOfTurn(() => {
+          this.scheduled = false;
           this.next();
         });
+      }
     });
   }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { engineWorkspace, inbox, liveWorkflow, newExecution } from '../support/engine-drivers.js';
@@ -123,6 +123,19 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     expect(t().queries.sql.filter((text) => WRITE.test(text))).toHaveLength(onPostgres ? 3 : 1);
     expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(6);
     expect(await jobsOf(t(), ids)).toBe(6);
+  });
+
+  it('writes under a test that faked the timers after Herald started (PGlite waits for the end of the turn)', async () => {
+    const ws = await engineWorkspace(t);
+    const writer = new TriggerWriter(t().db, t().engineRuntime!.queue);
+    vi.useFakeTimers();
+    try {
+      const { ids, outcomes } = writeAll(writer, Array(3).fill(ws.workspaceId));
+      expect((await outcomes).map((o) => o.status)).toEqual(Array(3).fill('fulfilled'));
+      expect(await jobsOf(t(), ids)).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('writes a failing group again batch by batch: only the failing batch is refused', async () => {
