@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,11 @@ import { seedUsers } from './seed-sql.js';
  * (accepted, run and delivered), counted by bench/pglite-statements.ts inside the process.
  *
  *   npm run build && tsc -p tsconfig.bench.json && node dist/bench/embedded-triggers.js [--seconds 10] [--texts]
+ *     [--connections 10,50] [--profile DIR] [--keep]
+ *
+ * --profile writes a CPU profile of each level's load window (DIR/embedded-c<N>.cpuprofile; read it with
+ * dist/bench/profile-summary.js). --keep leaves the PGlite data folder in place (its path is printed), for
+ * EXPLAIN on the tables as the load left them.
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,6 +38,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10,50' },
     users: { type: 'string', default: '2000' },
     texts: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -44,6 +51,7 @@ interface Counts {
   transactions: number;
   protocolMs: number;
   texts: Record<string, number>;
+  textMs: Record<string, number>;
 }
 
 async function main() {
@@ -71,6 +79,7 @@ async function main() {
       RATE_LIMIT_MAX: '0',
       PGLITE_STATEMENTS_FILE: countsFile,
       PGLITE_STATEMENTS_TEXTS: values.texts ? '1' : '0',
+      ...(values.profile ? { PGLITE_PROFILE_FILE: join(tmp, 'load.cpuprofile') } : {}),
     },
     logFile: join(tmp, 'herald.log'),
     readyPath: '/readyz',
@@ -86,7 +95,7 @@ async function main() {
     await sleep(300);
     return existsSync(countsFile)
       ? (JSON.parse(readFileSync(countsFile, 'utf8')) as Counts)
-      : { statements: 0, transactions: 0, protocolMs: 0, texts: {} };
+      : { statements: 0, transactions: 0, protocolMs: 0, texts: {}, textMs: {} };
   };
   let next = 0;
   const trigger = () =>
@@ -123,8 +132,15 @@ async function main() {
       const cpuBefore = cpuMs(server.pid);
       const before = await counts();
       const started = Date.now();
+      if (values.profile) process.kill(server.pid, 'SIGUSR2');
       const figures = await runLoad({ url: api.url, connections, duration: seconds, next: trigger });
       const loadSeconds = (Date.now() - started) / 1000;
+      if (values.profile) {
+        process.kill(server.pid, 'SIGUSR2');
+        await sleep(1000);
+        mkdirSync(values.profile, { recursive: true });
+        copyFileSync(join(tmp, 'load.cpuprofile'), join(values.profile, `embedded-c${connections}.cpuprofile`));
+      }
       const drained = await drain();
       const after = await counts();
       const accepted = figures.requests - figures.non2xx + 1; // and the sentinel
@@ -147,13 +163,17 @@ async function main() {
           .map(([text, n]) => [text, n - (before.texts[text] ?? 0)] as const)
           .filter(([, n]) => n > 0)
           .sort((a, b) => b[1] - a[1]);
-        for (const [text, n] of delta) log(`  ${(n / accepted).toFixed(2).padStart(6)}  ${text}`);
+        const µs = (text: string) => (((after.textMs[text] ?? 0) - (before.textMs[text] ?? 0)) * 1000) / accepted;
+        log('  per trigger: statements, µs of CPU in PGlite, text');
+        for (const [text, n] of delta)
+          log(`  ${(n / accepted).toFixed(2).padStart(6)} ${µs(text).toFixed(0).padStart(6)}  ${text}`);
       }
     }
   } finally {
     await stopServer(server);
     await sink.close();
-    rmSync(tmp, { recursive: true, force: true });
+    if (!values.keep) rmSync(tmp, { recursive: true, force: true });
+    else log(`kept ${tmp}`);
   }
 }
 

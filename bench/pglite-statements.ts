@@ -1,16 +1,26 @@
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { PGlite } from '@electric-sql/pglite';
 
 /**
  * A preload for a Herald process on embedded storage (`node --import ./dist/bench/pglite-statements.js`):
  * counts the statements PGlite runs (whoever sends them: Kysely, pg-boss; see statementTexts), the transactions (BEGIN), and the process time spent inside PGlite's protocol calls,
  * writing them to PGLITE_STATEMENTS_FILE every 200 ms, with the statement texts by count when
- * PGLITE_STATEMENTS_TEXTS=1. Measurement only: not part of Herald.
+ * PGLITE_STATEMENTS_TEXTS=1. With PGLITE_PROFILE_FILE set, SIGUSR2 starts a CPU profile of the process and
+ * the next SIGUSR2 writes it there (the load window only, not the start or the seeding). Measurement only:
+ * not part of Herald.
  */
 
 const file = process.env.PGLITE_STATEMENTS_FILE;
 const keepTexts = process.env.PGLITE_STATEMENTS_TEXTS === '1';
-const counts = { statements: 0, transactions: 0, protocolMs: 0, texts: {} as Record<string, number> };
+const counts = {
+  statements: 0,
+  transactions: 0,
+  protocolMs: 0,
+  texts: {} as Record<string, number>,
+  /** The process's CPU milliseconds in the protocol calls by their statements' texts (an exchange of several: the first's). */
+  textMs: {} as Record<string, number>,
+};
 const decoder = new TextDecoder();
 
 const named = new Map<string, string>();
@@ -47,7 +57,8 @@ type Stream = (message: Uint8Array, options?: unknown) => Promise<unknown>;
 const prototype = PGlite.prototype as unknown as { execProtocolStream: Stream };
 const original = prototype.execProtocolStream;
 prototype.execProtocolStream = async function (this: unknown, message: Uint8Array, options?: unknown) {
-  for (const text of statementTexts(message)) {
+  const texts = statementTexts(message);
+  for (const text of texts) {
     counts.statements += 1;
     if (/^\s*begin\b/i.test(text)) counts.transactions += 1;
     if (keepTexts) {
@@ -56,11 +67,43 @@ prototype.execProtocolStream = async function (this: unknown, message: Uint8Arra
     }
   }
   const started = performance.now();
+  const cpu = keepTexts ? process.cpuUsage() : undefined;
   try {
     return await original.call(this, message, options);
   } finally {
     counts.protocolMs += performance.now() - started;
+    if (cpu) {
+      const used = process.cpuUsage(cpu);
+      const key = (texts[0] ?? '(no statement: parse, close)').replace(/\s+/g, ' ').slice(0, 300);
+      counts.textMs[key] = (counts.textMs[key] ?? 0) + (used.user + used.system) / 1000;
+    }
   }
 };
 
-if (file) setInterval(() => writeFileSync(file, JSON.stringify(counts)), 200).unref();
+// Written aside and renamed: the bench never reads half a file.
+if (file)
+  setInterval(() => {
+    writeFileSync(`${file}.next`, JSON.stringify(counts));
+    renameSync(`${file}.next`, file);
+  }, 200).unref();
+
+const profileFile = process.env.PGLITE_PROFILE_FILE;
+if (profileFile) {
+  let session: Session | undefined;
+  process.on('SIGUSR2', () => {
+    void (async () => {
+      if (!session) {
+        session = new Session();
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 500 });
+        await session.post('Profiler.start');
+        return;
+      }
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(profileFile, JSON.stringify(profile));
+      session.disconnect();
+      session = undefined;
+    })();
+  });
+}

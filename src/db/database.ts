@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Database } from './types.js';
 import { GuardedClient } from './guarded-client.js';
 import { guardParameterCount, HeraldPGliteDialect } from './pglite-dialect.js';
+import { PLANNED_EACH_TIME } from './planned-each-time.js';
 
 /** Any handle: the pool, or a transaction (a read may run on either). */
 export type Db = Kysely<Database>;
@@ -59,15 +60,7 @@ export { MAX_BIND_PARAMETERS } from './bind-limit.js';
 /** At most this many statements get a name; each connection then holds at most this many plans. */
 export const PREPARED_STATEMENT_LIMIT = 200;
 
-/**
- * Ends a statement that is planned on every execution, never named: a lookup of a batch's rows by
- * a list of keys in a table a fan-out grows by thousands of rows a second (runs, messages). A named
- * statement's generic plan is made once per connection, when the table may still be small (a seq
- * scan is then the cheaper plan), and kept while the table grows: on a 100,000-recipient fan-out,
- * every batch scanned the whole runs table (93 million rows read in all). Planned each time, the
- * plan follows the table (a few hundred µs of planning per batch).
- */
-export const PLANNED_EACH_TIME = ' /* planned each time */';
+export { PLANNED_EACH_TIME } from './planned-each-time.js';
 
 /**
  * Names the statements Herald sends again and again (its own parameterised SQL), so PostgreSQL

@@ -1,4 +1,5 @@
 import { parse, protocol, types, type PGlite, type Results, type Transaction } from '@electric-sql/pglite';
+import { PLANNED_EACH_TIME } from './planned-each-time.js';
 
 /**
  * PGlite's statements parsed once under a name and then each run as one exchange.
@@ -91,6 +92,8 @@ let named = 0;
 
 export class PGliteStatements {
   private readonly prepared = new Map<string, Prepared>();
+  /** The parameter types of statements planned on every run, by text (least recently added first out). */
+  private readonly unnamedTypes = new Map<string, number[]>();
   private readonly toClose: string[] = [];
 
   private readonly unprepared: PGlite['query'];
@@ -128,6 +131,13 @@ export class PGliteStatements {
   }
 
   private async run<R>(sql: string, parameters: readonly unknown[], inTransaction: boolean): Promise<Results<R>> {
+    if (sql.endsWith(PLANNED_EACH_TIME)) {
+      try {
+        return await this.executeUnnamed<R>(sql, parameters);
+      } catch (error) {
+        throw this.annotate(error, sql, parameters);
+      }
+    }
     try {
       return await this.execute<R>(await this.prepare(sql), sql, parameters);
     } catch (error) {
@@ -163,19 +173,52 @@ export class PGliteStatements {
   }
 
   private async execute<R>(prepared: Prepared, sql: string, parameters: readonly unknown[]): Promise<Results<R>> {
-    const { serializers, parsers } = this.pglite;
-    const values = parameters.map((value, i) => {
-      if (value === null || value === undefined) return null;
-      const serializer = serializers[prepared.parameterTypes[i]!];
-      return serializer ? serializer(value) : String(value);
-    });
     const messages = await this.exchange([
-      serialize.bind({ statement: prepared.name, values }),
+      this.bind(prepared.name, prepared.parameterTypes, parameters),
       serialize.describe({ type: 'P' }),
       serialize.execute({}),
       serialize.sync(),
     ]);
-    return firstResult<R>(messages, parsers);
+    return firstResult<R>(messages, this.pglite.parsers);
+  }
+
+  /**
+   * A statement planned on every run (`PLANNED_EACH_TIME`, src/db/database.ts), as on PostgreSQL: a named
+   * statement's plan is made once, when the table it reads may still be small, and PGlite has no
+   * autovacuum whose ANALYZE would ever make it again. Unnamed, but still one exchange: Parse, Describe
+   * (its parameter types), Bind, Describe, Execute, Sync. The parameter types are those of a first
+   * parse, kept per text.
+   */
+  private async executeUnnamed<R>(sql: string, parameters: readonly unknown[]): Promise<Results<R>> {
+    let parameterTypes = this.unnamedTypes.get(sql);
+    if (!parameterTypes) {
+      const described = await this.exchange([
+        serialize.parse({ text: sql }),
+        serialize.describe({ type: 'S' }),
+        serialize.sync(),
+      ]);
+      parameterTypes = parse.parseDescribeStatementResults(described);
+      this.unnamedTypes.set(sql, parameterTypes);
+      if (this.unnamedTypes.size > this.max) this.unnamedTypes.delete(this.unnamedTypes.keys().next().value!);
+    }
+    const messages = await this.exchange([
+      serialize.parse({ text: sql }),
+      this.bind('', parameterTypes, parameters),
+      serialize.describe({ type: 'P' }),
+      serialize.execute({}),
+      serialize.sync(),
+    ]);
+    return firstResult<R>(messages, this.pglite.parsers);
+  }
+
+  private bind(statement: string, parameterTypes: number[], parameters: readonly unknown[]) {
+    const { serializers } = this.pglite;
+    const values = parameters.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = serializers[parameterTypes[i]!];
+      return serializer ? serializer(value) : String(value);
+    });
+    return serialize.bind({ statement, values });
   }
 
   /** One call into PGlite: the closes of dropped names first, then `parts`; throws the first error. */

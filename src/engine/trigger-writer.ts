@@ -15,6 +15,12 @@ import { groupTriggerJobs, type TriggerJob } from './trigger-jobs.js';
  *
  * A group whose statement fails is written again batch by batch, so one batch's failure (its
  * workspace deleted meanwhile) is that batch's alone.
+ *
+ * On embedded storage a statement is never "on its way": PGlite runs it on this thread as soon as it
+ * is sent, so each request's write would be over before the next request is read and every trigger
+ * paid its own statement and commit. There a write goes out at the end of the event loop's turn
+ * (`setImmediate`), carrying every request read in that turn; a lone request waits for nothing but
+ * the rest of its own turn (BENCHMARKS.md, "Embedded engine").
  */
 
 interface PendingWrite {
@@ -28,21 +34,38 @@ interface PendingWrite {
 const WRITES_IN_FLIGHT = 2;
 /** The most executions one statement carries (a group is cut at a batch's edge past this). */
 const MAX_GROUP_EXECUTIONS = 500;
+/**
+ * As this module found it: a test that fakes timers afterwards (herald/testing in a customer's suite,
+ * vi.useFakeTimers) must not hold every trigger's write back until it runs them.
+ */
+const endOfTurn = globalThis.setImmediate;
 
 export class TriggerWriter {
   private readonly waiting: PendingWrite[] = [];
   private inFlight = 0;
+  /** Embedded storage: writes go out at the end of the event loop's turn, gathered. */
+  private readonly atEndOfTurn: boolean;
+  private scheduled = false;
 
   constructor(
     private readonly db: Db,
     private readonly queue: Queue,
-  ) {}
+  ) {
+    this.atEndOfTurn = queue.database.pglite !== undefined;
+  }
 
   /** Resolves once these executions and their jobs are committed; the workers are then woken. */
   write(executions: (NewExecution & { workspace_id: number })[], jobs: TriggerJob[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ executions, jobs, resolve, reject });
-      this.next();
+      if (!this.atEndOfTurn) this.next();
+      else if (!this.scheduled) {
+        this.scheduled = true;
+        endOfTurn(() => {
+          this.scheduled = false;
+          this.next();
+        });
+      }
     });
   }
 

@@ -3,6 +3,7 @@ import { Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { guardParameterCount, HeraldPGliteDialect } from '../../src/db/pglite-dialect.js';
 import { PGliteStatements } from '../../src/db/pglite-statements.js';
+import { PLANNED_EACH_TIME } from '../../src/db/database.js';
 
 /**
  * src/db/pglite-statements.ts: the embedded database's statements parsed once under a name and run as
@@ -137,6 +138,29 @@ describe('named PGlite statements', { timeout: 120_000 }, () => {
     // The last exchange closed the names dropped before it: two of this set's remain.
     await statements.query('select $1::int + 4 as n', [4]);
     expect((await prepared()) - before).toBe(2);
+  });
+
+  it('a statement planned each time is never named: parsed and planned in its one exchange of every run', async () => {
+    const { pglite, plain } = await embedded();
+    const seen = crossings(pglite);
+    const prepared = async () =>
+      (await plain<{ n: number }>('select count(*)::int as n from pg_prepared_statements')).rows[0]!.n;
+    const byIds = `select * from t where id in (select jsonb_array_elements_text($1::jsonb)::int8)${PLANNED_EACH_TIME}`;
+    const run = (ids: number[]) => pglite.query<{ id: number }>(byIds, [JSON.stringify(ids)]);
+    const namesBefore = await prepared();
+    seen.splice(0);
+    expect((await run([1])).rows).toEqual([]);
+    // First run: the parameter types (Parse, Describe, Sync); then each run is one call: Parse … Sync.
+    expect(seen.splice(0)).toEqual(['P', 'P']);
+    await plain(INSERT, ROW);
+    await plain('insert into t (id) select g from generate_series(1, 3000) g');
+    seen.splice(0);
+    const both = await run([2, Number(ROW[0])]);
+    expect(seen.splice(0)).toEqual(['P']);
+    expect(both).toEqual(await plain(byIds, [JSON.stringify([2, Number(ROW[0])])]));
+    expect(await prepared()).toBe(namesBefore);
+    const failure = await pglite.query(`select 1/$1::int${PLANNED_EACH_TIME}`, [0]).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: '22012', query: expect.stringContaining('select 1/') });
   });
 
   it('a syntax error is the database error query() throws, and the next statement runs', async () => {
