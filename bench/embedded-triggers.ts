@@ -16,6 +16,7 @@ import { cpuMs, startServer, stopServer } from './processes.js';
 import { seedEngine, startSink, WORKFLOWS } from './scenarios-engine.js';
 import { base, seedPreferenceCategories, type ApiContext } from './seed-api.js';
 import { seedUsers } from './seed-sql.js';
+import { addStatusWebhookEndpoint, eventsNote, eventsSettled, startEventReceiver } from './status-webhooks.js';
 
 /**
  * Single-recipient triggers on embedded storage (issue #30 point 3): one Herald process on PGlite,
@@ -23,7 +24,10 @@ import { seedUsers } from './seed-sql.js';
  * Beside req/s and latency: the process's CPU and PGlite's statements and transactions per trigger
  * (accepted, run and delivered), counted by bench/pglite-statements.ts inside the process.
  *
- *   npm run build && tsc -p tsconfig.bench.json && node dist/bench/embedded-triggers.js [--seconds 10] [--texts]
+ * With --status-webhooks, a delivery-status webhook endpoint (every event type) posts to a receiver here, and each
+ * step waits for its triggers' events before taking the CPU (bench/status-webhooks.ts).
+ *
+ *   npm run build && tsc -p tsconfig.bench.json && node dist/bench/embedded-triggers.js [--seconds 10] [--texts] [--status-webhooks]
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10,50' },
     users: { type: 'string', default: '2000' },
     texts: { type: 'boolean', default: false },
+    'status-webhooks': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -52,6 +57,7 @@ async function main() {
   const countsFile = join(tmp, 'counts.json');
   const secretKey = randomBytes(32).toString('base64url');
   const sink = await startSink();
+  const receiver = values['status-webhooks'] ? await startEventReceiver() : undefined;
   const { db } = createDatabase({ dataDir: join(dataDir, 'pglite') });
   await migrateToLatest(db);
   const credentials = await bootstrapWorkspace(db, new SecretBox(secretKey), { slug: MAIN_WORKSPACE, actor: null });
@@ -71,6 +77,8 @@ async function main() {
       RATE_LIMIT_MAX: '0',
       PGLITE_STATEMENTS_FILE: countsFile,
       PGLITE_STATEMENTS_TEXTS: values.texts ? '1' : '0',
+      // The receiver is on 127.0.0.1, which the outbound guard refuses unless told.
+      ...(receiver ? { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' } : {}),
     },
     logFile: join(tmp, 'herald.log'),
     readyPath: '/readyz',
@@ -110,10 +118,15 @@ async function main() {
   try {
     const categories = await seedPreferenceCategories(api);
     if (categories.note) throw new Error(categories.note);
-    const seeded = await seedEngine(api, sink.url);
+    const seeded =
+      (await seedEngine(api, sink.url)) ?? (receiver ? await addStatusWebhookEndpoint(api, receiver.url) : undefined);
     if (seeded) throw new Error(seeded);
-    await runLoad({ url: api.url, connections: 10, duration: 2, next: trigger });
+    const warm = await runLoad({ url: api.url, connections: 10, duration: 2, next: trigger });
     await drain();
+    if (receiver) {
+      const none = { posts: 0, events: 0, messages: 0, duplicates: 0, byType: {} };
+      await eventsSettled(receiver, none, warm.requests - warm.non2xx + 1, 60, 1000);
+    }
     log(
       `load average at start: ${loadavg()
         .map((n) => n.toFixed(2))
@@ -122,12 +135,15 @@ async function main() {
     for (const connections of values.connections.split(',').map(Number)) {
       const cpuBefore = cpuMs(server.pid);
       const before = await counts();
+      const eventsBefore = receiver?.counts();
       const started = Date.now();
       const figures = await runLoad({ url: api.url, connections, duration: seconds, next: trigger });
       const loadSeconds = (Date.now() - started) / 1000;
       const drained = await drain();
-      const after = await counts();
       const accepted = figures.requests - figures.non2xx + 1; // and the sentinel
+      const eventsWaited =
+        receiver && eventsBefore ? await eventsSettled(receiver, eventsBefore, accepted, 120) : undefined;
+      const after = await counts();
       const per = (n: number) => n / accepted;
       log(
         [
@@ -142,6 +158,10 @@ async function main() {
             .join(' / ')}`,
         ].join(' '),
       );
+      if (receiver && eventsBefore)
+        log(
+          `  ${eventsNote(receiver, eventsBefore, accepted)}; ${eventsWaited === undefined ? 'NOT all in 120 s after the drain' : `all in ${eventsWaited.toFixed(1)} s after the drain (in the CPU above)`}`,
+        );
       if (values.texts) {
         const delta = Object.entries(after.texts)
           .map(([text, n]) => [text, n - (before.texts[text] ?? 0)] as const)
@@ -153,6 +173,7 @@ async function main() {
   } finally {
     await stopServer(server);
     await sink.close();
+    await receiver?.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 }

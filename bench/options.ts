@@ -65,6 +65,11 @@ export interface BenchOptions {
   profile: boolean;
   /** Replace the generated section of BENCHMARKS.md (default for a full run). */
   writeBenchmarks: boolean;
+  /**
+   * A delivery-status webhook endpoint (every event type) pointing at a receiver the harness starts
+   * (bench/status-webhooks.ts); Herald's outbound guard is told to allow 127.0.0.1 (OUTBOUND_ALLOWED_HOSTS).
+   */
+  statusWebhooks: boolean;
   databaseUrl: string;
 }
 
@@ -80,6 +85,8 @@ const USAGE = `npm run bench -- [options]
                      many users and 10 events per user: a quick run on the full run's table sizes
                      (and scenario 15's 1,000,000 old rows)
   --pairs N          scenario 15: pairs of fan-outs without / with the purge, alternating (default 2)
+  --status-webhooks  the engine scenarios with a delivery-status webhook endpoint (every event) posting to a
+                     receiver in the harness; each reports the events received against its messages
   --no-write         do not update BENCHMARKS.md (quick runs never do)
 
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/herald_bench).
@@ -98,6 +105,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       subscribers: { type: 'string' },
       pairs: { type: 'string' },
+      'status-webhooks': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -137,7 +145,13 @@ export function parseOptions(argv: string[]): BenchOptions {
     only,
     logLevel: values['log-level'],
     profile: values.profile,
-    writeBenchmarks: !values.quick && !values['no-write'] && only.size === 0 && subscribers === undefined,
+    writeBenchmarks:
+      !values.quick &&
+      !values['no-write'] &&
+      !values['status-webhooks'] &&
+      only.size === 0 &&
+      subscribers === undefined,
+    statusWebhooks: values['status-webhooks'],
     databaseUrl,
   };
 }
