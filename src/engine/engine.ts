@@ -15,7 +15,7 @@ import { withPreferenceLinks, type PreferenceLinkOptions } from '../channels/pre
 import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
 import { fanOutPage, listFanOutPage, startExecutions, type FanoutJob, type ListFanoutJob } from './recipients.js';
-import { deliverWebhook, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
+import { prepareWebhookAttempts, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
 import { workRetention } from './retention.js';
 import {
   RUN_BATCH_SIZE,
@@ -197,13 +197,20 @@ export class Engine {
           parallel: true,
         }),
       );
-    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job.
+    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job, a fetched batch's
+    // reads and bodies together.
     const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };
     await queue.work<WebhookJob>(
       QUEUES.webhook,
       BATCH(concurrency),
       handler(QUEUES.webhook, {
-        batch: each((job) => deliverWebhook(webhooks, job.data, job.signal)),
+        batch: async (jobs) => {
+          const attempt = await prepareWebhookAttempts(
+            webhooks,
+            jobs.map((job) => job.data),
+          );
+          return (job) => attempt(job.data, job.signal);
+        },
         parallel: true,
       }),
     );

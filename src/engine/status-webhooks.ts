@@ -14,11 +14,12 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import {
   anyUnqueuedDelivery,
   claimUnqueuedDeliveries,
-  findDeliveryWithEndpoint,
-  fixDeliveryPayload,
+  findDeliveriesWithEndpoints,
+  fixDeliveryPayloads,
   recordDeliveryAttempt,
+  type DeliveryWithEndpoint,
 } from '../repositories/webhook-deliveries.js';
-import { webhookEventBody } from '../services/webhook-events.js';
+import { webhookEventBodies } from '../services/webhook-events.js';
 import { jobId } from './job-ids.js';
 import { whenDatabaseAnswers } from './outage.js';
 import { QUEUES, type Queue } from './queue.js';
@@ -188,42 +189,69 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
 }
 
 /**
- * One attempt of one event. A job run again (its worker lost) finds its attempt recorded and does nothing, or
- * posts again with the same id: at least once, never skipped. Its next attempt's job is queued in the transaction
- * that records this one.
+ * A fetched batch of attempts, one job each (a single job is a batch of one). Before any POST, in a fixed number of
+ * statements whatever the batch: the deliveries with their endpoints read, the bodies of first attempts built from
+ * their messages and fixed. Answers each job's attempt, run side by side: a slow receiver holds its own event.
  */
-export async function deliverWebhook(deps: WebhookDeps, job: WebhookJob, signal: AbortSignal) {
+export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob[]) {
   const { db } = deps;
-  const row = await findDeliveryWithEndpoint(db, job.deliveryId);
-  if (!row || row.status !== 'pending' || row.attempts !== job.attempt - 1) return;
+  const wanted = new Map(jobs.map((job) => [job.deliveryId, job.attempt]));
+  // A job run again (its worker lost) finds its attempt recorded and does nothing, or posts again with the same id:
+  // at least once, never skipped.
+  const rows = (await findDeliveriesWithEndpoints(db, [...wanted.keys()])).filter(
+    (row) => row.status === 'pending' && row.attempts === wanted.get(row.id)! - 1,
+  );
+  const unfixed = rows.filter((row) => row.endpoint_active && row.payload === null);
+  const bodies = await webhookEventBodies(db, unfixed);
+  const fixed = await fixDeliveryPayloads(
+    db,
+    unfixed.map((row) => ({ id: row.id, payload: bodies.get(row.id)! })),
+  );
+  const ready = new Map(rows.map((row) => [row.id, { row, body: row.payload ?? fixed.get(row.id) }]));
+  return (job: WebhookJob, signal: AbortSignal) => {
+    const found = ready.get(job.deliveryId);
+    return found ? attemptWebhook(deps, job.attempt, found.row, found.body, signal) : Promise.resolve();
+  };
+}
+
+/** One attempt of one event. Its next attempt's job is queued in the transaction that records this one. */
+async function attemptWebhook(
+  deps: WebhookDeps,
+  attempt: number,
+  row: DeliveryWithEndpoint,
+  body: string | null | undefined,
+  signal: AbortSignal,
+) {
+  const { db } = deps;
   if (!row.endpoint_active) {
-    await recordDeliveryAttempt(db, row.id, job.attempt, {
+    await recordDeliveryAttempt(db, row.id, attempt, {
       status: 'failed',
       error: { message: 'the endpoint was disabled before this event was delivered' },
     });
     return;
   }
-  const body = row.payload ?? (await fixDeliveryPayload(db, row.id, await webhookEventBody(db, row)));
+  // No body fixed: the delivery went with its endpoint, deleted since it was read.
+  if (!body) return;
   const attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
   const stopping = deps.queue.stopSignal;
   if (attempted.ok) {
     await whenDatabaseAnswers(
-      () => recordDeliveryAttempt(db, row.id, job.attempt, { status: 'delivered', error: null }),
+      () => recordDeliveryAttempt(db, row.id, attempt, { status: 'delivered', error: null }),
       stopping,
     );
     return;
   }
-  const wait = webhookRetryDelayMs(job.attempt);
+  const wait = webhookRetryDelayMs(attempt);
   const givenUp = deps.now() + wait > new Date(row.occurred_at).getTime() + WEBHOOK_RETRY_WINDOW_MS;
   await whenDatabaseAnswers(
     () =>
       db.transaction().execute(async (trx) => {
-        const recorded = await recordDeliveryAttempt(trx, row.id, job.attempt, {
+        const recorded = await recordDeliveryAttempt(trx, row.id, attempt, {
           status: givenUp ? 'failed' : 'pending',
           error: attempted.error,
         });
         if (!recorded || givenUp) return;
-        const next = jobOf(row.id, job.attempt + 1, new Date(deps.now() + wait));
+        const next = jobOf(row.id, attempt + 1, new Date(deps.now() + wait));
         await deps.queue.send(trx, QUEUES.webhook, next.data, next.options);
       }),
     stopping,
