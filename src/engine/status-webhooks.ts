@@ -1,11 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import {
-  AnswerTooLarge,
-  DestinationRefused,
-  fetchGuarded,
-  readAnswerWithin,
-  type OutboundPolicy,
-} from '../channels/outbound.js';
+import { DestinationRefused, postGuarded, type OutboundPolicy } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../db/database.js';
@@ -158,24 +152,18 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
   };
-  let response: Response;
+  let response: { status: number; answer: string };
   try {
-    response = await fetchGuarded(
+    response = await postGuarded(
       url,
-      { method: 'POST', headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
+      { headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
       deps.outbound,
+      WEBHOOK_ANSWER_LIMIT,
     );
   } catch (error) {
     if (error instanceof DestinationRefused) return { ok: false, error: { message: error.message } } as Attempted;
     const outcome = outcomeFromNetworkError(error);
     return { ok: false, error: { message: 'reason' in outcome ? outcome.reason : String(error) } } as Attempted;
-  }
-  let answer = '';
-  try {
-    answer = await readAnswerWithin(response, WEBHOOK_ANSWER_LIMIT, new URL(url).origin);
-  } catch (error) {
-    // Too large, or cut off: the status has already said how it went.
-    answer = error instanceof AnswerTooLarge ? error.message : '';
   }
   if (response.status >= 200 && response.status < 300) return { ok: true } as Attempted;
   return {
@@ -183,7 +171,7 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
     error: {
       message: `answered ${response.status}`,
       status: response.status,
-      answer: answer.slice(0, KEPT_ANSWER_CHARS),
+      answer: response.answer.slice(0, KEPT_ANSWER_CHARS),
     },
   } as Attempted;
 }
