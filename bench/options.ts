@@ -21,6 +21,8 @@ export interface Sizes {
   expiredRows: number;
   /** Scenario 15: pairs of fan-outs without and with the purge. */
   pairs: number;
+  /** Scenario 14: the rates offered, triggers/s, stepped up until one does not hold (`--rates`; else by mode). */
+  rates?: number[];
 }
 
 const FULL: Sizes = {
@@ -85,6 +87,8 @@ const USAGE = `npm run bench -- [options]
                      many users and 10 events per user: a quick run on the full run's table sizes
                      (and scenario 15's 1,000,000 old rows)
   --pairs N          scenario 15: pairs of fan-outs without / with the purge, alternating (default 2)
+  --rates 250,500    scenario 14: offer these rates only (triggers/s), stepped up until one does not hold
+                     (default 250 … 4,000 quick, 500 … 6,000 full): one fixed rate compares builds' CPU
   --status-webhooks  the engine scenarios with a delivery-status webhook endpoint (every event) posting to a
                      receiver in the harness; each reports the events received against its messages
   --no-write         do not update BENCHMARKS.md (quick runs never do)
@@ -106,6 +110,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       subscribers: { type: 'string' },
       pairs: { type: 'string' },
       'status-webhooks': { type: 'boolean', default: false },
+      rates: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -129,6 +134,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...(values.quick ? QUICK : FULL),
     ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
     ...(values.pairs ? { pairs: Math.max(1, Number(values.pairs)) } : {}),
+    ...(values.rates ? { rates: values.rates.split(',').map((rate) => Math.max(1, Number(rate))) } : {}),
   };
   if (subscribers !== undefined) {
     sizes.objectSubscribers = subscribers;
@@ -149,6 +155,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       !values.quick &&
       !values['no-write'] &&
       !values['status-webhooks'] &&
+      !values.rates &&
       only.size === 0 &&
       subscribers === undefined,
     statusWebhooks: values['status-webhooks'],

@@ -730,7 +730,7 @@ export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
     return notRun(scenario, { ok: false, status: 'unavailable', reason: 'counted through a connection of its own' });
   const quick = ctx.sizes.users < 100_000;
   const seconds = quick ? 10 : 60;
-  const rates = quick ? [250, 500, 1000, 2000, 4000] : [500, 1000, 2000, 3000, 4000, 5000, 6000];
+  const rates = ctx.sizes.rates ?? (quick ? [250, 500, 1000, 2000, 4000] : [500, 1000, 2000, 3000, 4000, 5000, 6000]);
   const users = randomInts(5000, ctx.sizes.users, 14).map(userId);
   const requests = users.map((id) => triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
   const check = await probe(ctx.herald, requests[0]!, 'POST /trigger/');
