@@ -239,8 +239,8 @@ async function drain(ctx: EngineContext, boundSeconds: number): Promise<number |
   while (Date.now() - started < boundSeconds * 1000) {
     // Delivery-status events not yet posted count too (with --status-webhooks): their outbox rows wait for the relay.
     const { rows } = await ctx.query<{ n: number }>(
-      `select (select count(*) from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%')
-            + (select count(*) from webhook_deliveries where status = 'pending') as n`,
+      `select ((select count(*) from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%')
+            + (select count(*) from webhook_deliveries where status = 'pending'))::int as n`,
     );
     if (rows[0]!.n === 0) return (Date.now() - started) / 1000;
     await sleep(500);
