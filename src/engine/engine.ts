@@ -198,7 +198,7 @@ export class Engine {
         }),
       );
     // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job, a fetched batch's
-    // reads and bodies together.
+    // reads, bodies and delivered records together. `parallel` is required: each attempt's record waits for the others.
     const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };
     await queue.work<WebhookJob>(
       QUEUES.webhook,

@@ -10,6 +10,7 @@ import {
   claimUnqueuedDeliveries,
   findDeliveriesWithEndpoints,
   fixDeliveryPayloads,
+  recordDeliveredAttempts,
   recordDeliveryAttempt,
   type DeliveryWithEndpoint,
 } from '../repositories/webhook-deliveries.js';
@@ -179,15 +180,16 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
 /**
  * A fetched batch of attempts, one job each (a single job is a batch of one). Before any POST, in a fixed number of
  * statements whatever the batch: the deliveries with their endpoints read, the bodies of first attempts built from
- * their messages and fixed. Answers each job's attempt, run side by side: a slow receiver holds its own event.
+ * their messages and fixed. Answers each job's attempt; the batch's attempts run side by side (a slow receiver holds
+ * its own event, and the batch), and those delivered are recorded together once every attempt has its answer.
  */
 export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob[]) {
   const { db } = deps;
-  const wanted = new Map(jobs.map((job) => [job.deliveryId, job.attempt]));
+  const wanted = new Set(jobs.map((job) => `${job.deliveryId}:${job.attempt}`));
   // A job run again (its worker lost) finds its attempt recorded and does nothing, or posts again with the same id:
   // at least once, never skipped.
-  const rows = (await findDeliveriesWithEndpoints(db, [...wanted.keys()])).filter(
-    (row) => row.status === 'pending' && row.attempts === wanted.get(row.id)! - 1,
+  const rows = (await findDeliveriesWithEndpoints(db, [...new Set(jobs.map((job) => job.deliveryId))])).filter(
+    (row) => row.status === 'pending' && wanted.has(`${row.id}:${row.attempts + 1}`),
   );
   const unfixed = rows.filter((row) => row.endpoint_active && row.payload === null);
   const bodies = await webhookEventBodies(db, unfixed);
@@ -196,39 +198,73 @@ export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob
     unfixed.map((row) => ({ id: row.id, payload: bodies.get(row.id)! })),
   );
   const ready = new Map(rows.map((row) => [row.id, { row, body: row.payload ?? fixed.get(row.id) }]));
+  const delivered = deliveredTogether(db, ready.size, deps.queue.stopSignal);
   return (job: WebhookJob, signal: AbortSignal) => {
     const found = ready.get(job.deliveryId);
-    return found ? attemptWebhook(deps, job.attempt, found.row, found.body, signal) : Promise.resolve();
+    return found && found.row.attempts === job.attempt - 1
+      ? attemptWebhook(deps, job.attempt, found.row, found.body, delivered, signal)
+      : Promise.resolve();
   };
 }
 
-/** One attempt of one event. Its next attempt's job is queued in the transaction that records this one. */
+/**
+ * The delivered attempts of a batch, recorded in one statement once each of its `attempts` has had its answer. The
+ * batch's attempts must run side by side (the webhook queue's handler is `parallel`): each waits for the others.
+ */
+function deliveredTogether(db: Db, attempts: number, stopping: AbortSignal) {
+  const delivered: { id: string; attempt: number }[] = [];
+  let left = attempts;
+  let allAnswered = () => {};
+  const answered = new Promise<void>((resolve) => {
+    allAnswered = resolve;
+  });
+  let recorded: Promise<void> | undefined;
+  return {
+    /** One attempt's answer is in, delivered or not (then it records its own outcome). */
+    answered(attempt?: { id: string; attempt: number }) {
+      if (attempt) delivered.push(attempt);
+      left -= 1;
+      if (left === 0) allAnswered();
+    },
+    /** Resolves once the batch's delivered attempts are recorded. */
+    async record() {
+      await answered;
+      recorded ??= whenDatabaseAnswers(() => recordDeliveredAttempts(db, delivered), stopping);
+      await recorded;
+    },
+  };
+}
+
+/** One attempt of one event. A failed one's next attempt is queued in the transaction that records this one. */
 async function attemptWebhook(
   deps: WebhookDeps,
   attempt: number,
   row: DeliveryWithEndpoint,
   body: string | null | undefined,
+  delivered: ReturnType<typeof deliveredTogether>,
   signal: AbortSignal,
 ) {
   const { db } = deps;
-  if (!row.endpoint_active) {
-    await recordDeliveryAttempt(db, row.id, attempt, {
-      status: 'failed',
-      error: { message: 'the endpoint was disabled before this event was delivered' },
-    });
-    return;
+  let attempted: Attempted | undefined;
+  try {
+    if (!row.endpoint_active) {
+      await recordDeliveryAttempt(db, row.id, attempt, {
+        status: 'failed',
+        error: { message: 'the endpoint was disabled before this event was delivered' },
+      });
+      return;
+    }
+    // No body fixed: the delivery went with its endpoint, deleted since it was read.
+    if (!body) return;
+    attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
+  } finally {
+    delivered.answered(attempted?.ok ? { id: row.id, attempt } : undefined);
   }
-  // No body fixed: the delivery went with its endpoint, deleted since it was read.
-  if (!body) return;
-  const attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
-  const stopping = deps.queue.stopSignal;
   if (attempted.ok) {
-    await whenDatabaseAnswers(
-      () => recordDeliveryAttempt(db, row.id, attempt, { status: 'delivered', error: null }),
-      stopping,
-    );
+    await delivered.record();
     return;
   }
+  const stopping = deps.queue.stopSignal;
   const wait = webhookRetryDelayMs(attempt);
   const givenUp = deps.now() + wait > new Date(row.occurred_at).getTime() + WEBHOOK_RETRY_WINDOW_MS;
   await whenDatabaseAnswers(

@@ -80,3 +80,12 @@ export async function recordDeliveryAttempt(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Delivered attempts, in one statement (a batch's); as `recordDeliveryAttempt`, a later write of one changes nothing. */
+export async function recordDeliveredAttempts(db: Db, attempts: { id: string; attempt: number }[]) {
+  if (attempts.length === 0) return;
+  await sql`update webhook_deliveries d set attempts = w.attempt, status = 'delivered', last_error = null,
+      delivered_at = now()
+    from jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb) as w(id text, attempt int)
+    where d.id = w.id and d.attempts = w.attempt - 1 and d.id = any(${attempts.map((a) => a.id)}::text[])`.execute(db);
+}
