@@ -16,6 +16,7 @@ import { cpuMs, startServer, stopServer } from './processes.js';
 import { seedEngine, startSink, WORKFLOWS } from './scenarios-engine.js';
 import { base, seedPreferenceCategories, type ApiContext } from './seed-api.js';
 import { seedUsers } from './seed-sql.js';
+import { addStatusWebhookEndpoint, eventsNote, eventsSettled, startEventReceiver } from './status-webhooks.js';
 
 /**
  * Single-recipient triggers on embedded storage (issue #30 point 3): one Herald process on PGlite,
@@ -24,11 +25,13 @@ import { seedUsers } from './seed-sql.js';
  * (accepted, run and delivered), counted by bench/pglite-statements.ts inside the process.
  *
  *   npm run build && tsc -p tsconfig.bench.json && node dist/bench/embedded-triggers.js [--seconds 10] [--texts]
- *     [--connections 10,50] [--profile DIR] [--keep]
+ *     [--connections 10,50] [--profile DIR] [--keep] [--status-webhooks]
  *
  * --profile writes a CPU profile of each level's load window (DIR/embedded-c<N>.cpuprofile; read it with
  * dist/bench/profile-summary.js). --keep leaves the PGlite data folder in place (its path is printed), for
- * EXPLAIN on the tables as the load left them.
+ * EXPLAIN on the tables as the load left them. With --status-webhooks, a delivery-status webhook endpoint (every
+ * event type) posts to a receiver here, and each step waits for its triggers' events before taking the CPU
+ * (bench/status-webhooks.ts).
  */
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     texts: { type: 'boolean', default: false },
     profile: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'status-webhooks': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -60,6 +64,7 @@ async function main() {
   const countsFile = join(tmp, 'counts.json');
   const secretKey = randomBytes(32).toString('base64url');
   const sink = await startSink();
+  const receiver = values['status-webhooks'] ? await startEventReceiver() : undefined;
   const { db } = createDatabase({ dataDir: join(dataDir, 'pglite') });
   await migrateToLatest(db);
   const credentials = await bootstrapWorkspace(db, new SecretBox(secretKey), { slug: MAIN_WORKSPACE, actor: null });
@@ -80,6 +85,8 @@ async function main() {
       PGLITE_STATEMENTS_FILE: countsFile,
       PGLITE_STATEMENTS_TEXTS: values.texts ? '1' : '0',
       ...(values.profile ? { PGLITE_PROFILE_FILE: join(tmp, 'load.cpuprofile') } : {}),
+      // The receiver is on 127.0.0.1, which the outbound guard refuses unless told.
+      ...(receiver ? { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' } : {}),
     },
     logFile: join(tmp, 'herald.log'),
     readyPath: '/readyz',
@@ -119,10 +126,15 @@ async function main() {
   try {
     const categories = await seedPreferenceCategories(api);
     if (categories.note) throw new Error(categories.note);
-    const seeded = await seedEngine(api, sink.url);
+    const seeded =
+      (await seedEngine(api, sink.url)) ?? (receiver ? await addStatusWebhookEndpoint(api, receiver.url) : undefined);
     if (seeded) throw new Error(seeded);
-    await runLoad({ url: api.url, connections: 10, duration: 2, next: trigger });
+    const warm = await runLoad({ url: api.url, connections: 10, duration: 2, next: trigger });
     await drain();
+    if (receiver) {
+      const none = { posts: 0, events: 0, messages: 0, duplicates: 0, byType: {} };
+      await eventsSettled(receiver, none, warm.requests - warm.non2xx + 1, 60, 1000);
+    }
     log(
       `load average at start: ${loadavg()
         .map((n) => n.toFixed(2))
@@ -131,6 +143,7 @@ async function main() {
     for (const connections of values.connections.split(',').map(Number)) {
       const cpuBefore = cpuMs(server.pid);
       const before = await counts();
+      const eventsBefore = receiver?.counts();
       const started = Date.now();
       if (values.profile) process.kill(server.pid, 'SIGUSR2');
       const figures = await runLoad({ url: api.url, connections, duration: seconds, next: trigger });
@@ -142,8 +155,10 @@ async function main() {
         copyFileSync(join(tmp, 'load.cpuprofile'), join(values.profile, `embedded-c${connections}.cpuprofile`));
       }
       const drained = await drain();
-      const after = await counts();
       const accepted = figures.requests - figures.non2xx + 1; // and the sentinel
+      const eventsWaited =
+        receiver && eventsBefore ? await eventsSettled(receiver, eventsBefore, accepted, 120) : undefined;
+      const after = await counts();
       const per = (n: number) => n / accepted;
       log(
         [
@@ -158,6 +173,10 @@ async function main() {
             .join(' / ')}`,
         ].join(' '),
       );
+      if (receiver && eventsBefore)
+        log(
+          `  ${eventsNote(receiver, eventsBefore, accepted)}; ${eventsWaited === undefined ? 'NOT all in 120 s after the drain' : `all in ${eventsWaited.toFixed(1)} s after the drain (in the CPU above)`}`,
+        );
       if (values.texts) {
         const delta = Object.entries(after.texts)
           .map(([text, n]) => [text, n - (before.texts[text] ?? 0)] as const)
@@ -172,6 +191,7 @@ async function main() {
   } finally {
     await stopServer(server);
     await sink.close();
+    await receiver?.close();
     if (!values.keep) rmSync(tmp, { recursive: true, force: true });
     else log(`kept ${tmp}`);
   }

@@ -21,6 +21,8 @@ export interface Sizes {
   expiredRows: number;
   /** Scenario 15: pairs of fan-outs without and with the purge. */
   pairs: number;
+  /** Scenario 14: the rates offered, triggers/s, stepped up until one does not hold (`--rates`; else by mode). */
+  rates?: number[];
 }
 
 const FULL: Sizes = {
@@ -65,6 +67,11 @@ export interface BenchOptions {
   profile: boolean;
   /** Replace the generated section of BENCHMARKS.md (default for a full run). */
   writeBenchmarks: boolean;
+  /**
+   * A delivery-status webhook endpoint (every event type) pointing at a receiver the harness starts
+   * (bench/status-webhooks.ts); Herald's outbound guard is told to allow 127.0.0.1 (OUTBOUND_ALLOWED_HOSTS).
+   */
+  statusWebhooks: boolean;
   databaseUrl: string;
 }
 
@@ -80,6 +87,10 @@ const USAGE = `npm run bench -- [options]
                      many users and 10 events per user: a quick run on the full run's table sizes
                      (and scenario 15's 1,000,000 old rows)
   --pairs N          scenario 15: pairs of fan-outs without / with the purge, alternating (default 2)
+  --rates 250,500    scenario 14: offer these rates only (triggers/s), stepped up until one does not hold
+                     (default 250 … 4,000 quick, 500 … 6,000 full): one fixed rate compares builds' CPU
+  --status-webhooks  the engine scenarios with a delivery-status webhook endpoint (every event) posting to a
+                     receiver in the harness; each reports the events received against its messages
   --no-write         do not update BENCHMARKS.md (quick runs never do)
 
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/herald_bench).
@@ -98,6 +109,8 @@ export function parseOptions(argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       subscribers: { type: 'string' },
       pairs: { type: 'string' },
+      'status-webhooks': { type: 'boolean', default: false },
+      rates: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -121,6 +134,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     ...(values.quick ? QUICK : FULL),
     ...(values.rounds ? { rounds: Math.max(1, Number(values.rounds)) } : {}),
     ...(values.pairs ? { pairs: Math.max(1, Number(values.pairs)) } : {}),
+    ...(values.rates ? { rates: values.rates.split(',').map((rate) => Math.max(1, Number(rate))) } : {}),
   };
   if (subscribers !== undefined) {
     sizes.objectSubscribers = subscribers;
@@ -137,7 +151,14 @@ export function parseOptions(argv: string[]): BenchOptions {
     only,
     logLevel: values['log-level'],
     profile: values.profile,
-    writeBenchmarks: !values.quick && !values['no-write'] && only.size === 0 && subscribers === undefined,
+    writeBenchmarks:
+      !values.quick &&
+      !values['no-write'] &&
+      !values['status-webhooks'] &&
+      !values.rates &&
+      only.size === 0 &&
+      subscribers === undefined,
+    statusWebhooks: values['status-webhooks'],
     databaseUrl,
   };
 }

@@ -28,6 +28,7 @@ import { checkTargets, renderReport, type RunInfo } from './report.js';
 import { readPath, listWorkspaceKeys } from './scenarios-read.js';
 import { addSubscriptions, bulkPreferences, segmentDryRun, subscriptionScaling } from './scenarios-write.js';
 import type { ScenarioContext, ScenarioResult } from './measure.js';
+import { addStatusWebhookEndpoint, startEventReceiver, type EventReceiver } from './status-webhooks.js';
 import { seedMainThroughApi, seedScaleThroughApi, type ApiContext, type SeedOutcome } from './seed-api.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -72,7 +73,7 @@ const gitCommit = () => {
 async function runScenarios(
   options: BenchOptions,
   ctx: ScenarioContext,
-  engine: () => Promise<EngineContext>,
+  engine: (events?: EventReceiver) => Promise<EngineContext>,
 ): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   const step = async (ids: string[], title: string, work: () => Promise<ScenarioResult | ScenarioResult[]>) => {
@@ -97,10 +98,14 @@ async function runScenarios(
   // The engine's scenarios run before 2 and 3, whose writes change subscriptions and preferences.
   if (['8', '9', '10', '11', '12', '13', '14', '15'].some((id) => wants(options, id))) {
     const sink = await startSink();
+    const receiver = options.statusWebhooks ? await startEventReceiver() : undefined;
     try {
-      const ectx = await engine();
-      const seeded = await seedEngine(ctx.main, sink.url);
+      const ectx = await engine(receiver);
+      const seeded =
+        (await seedEngine(ctx.main, sink.url)) ??
+        (receiver ? await addStatusWebhookEndpoint(ctx.main, receiver.url) : undefined);
       if (seeded) throw new Error(`seeding the engine scenarios failed: ${seeded}`);
+      if (receiver) log(`  status webhooks: an endpoint for every event posts to ${receiver.url}`);
       await step(['11'], 'trigger → inbox latency, idle', () => idleLatency(ectx));
       await step(['8'], 'trigger accept', () => triggerAccept(ectx));
       await step(['9', '10'], 'fan-out', () =>
@@ -114,6 +119,7 @@ async function runScenarios(
       await step(['15'], 'fan-out beside a retention purge', () => fanOutBesidePurge(ectx, options.sizes.pairs));
     } finally {
       await sink.close();
+      await receiver?.close();
     }
   }
   await step(['2'], 'add subscriptions', () => addSubscriptions(ctx));
@@ -208,8 +214,9 @@ async function main() {
     if (statsClient) await timed('analyze', () => statsClient.query('analyze'));
     const workers = new WorkerPool(options, tmp, secretKey);
     let secondApi: HeraldProcess | undefined;
-    const engineContext = async (): Promise<EngineContext> => ({
+    const engineContext = async (events?: EventReceiver): Promise<EngineContext> => ({
       ...context(mainSeeds),
+      ...(events ? { events } : {}),
       embedded: options.embedded,
       workers: (count) => (options.embedded ? Promise.resolve() : workers.ensure(count)),
       enginePids: () => [herald.server.pid, ...(secondApi ? [secondApi.server.pid] : []), ...workers.pids()],
@@ -301,6 +308,9 @@ const report7 = (result: ScenarioResult) => {
   return result;
 };
 
+/** With --status-webhooks the endpoint is the harness's receiver on 127.0.0.1, which the outbound guard refuses unless told. */
+const outboundFor = (options: BenchOptions) => (options.statusWebhooks ? { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' } : {});
+
 /**
  * The Herald process under test. It is started twice when scenario 7 runs (stopped while that
  * scenario's data is seeded); its peak RSS is the largest either process reached.
@@ -351,6 +361,7 @@ class HeraldProcess {
         // The load generator is one credential sending thousands of requests a second: the
         // per-credential rate limit would answer 429 and measure nothing else.
         RATE_LIMIT_MAX: '0',
+        ...outboundFor(options),
         // On PostgreSQL the API and the workers run apart (`herald serve` / `herald worker`): the
         // engine scenarios start their workers themselves. Embedded storage is one process.
         ...(options.embedded ? {} : { HERALD_ROLE: 'api' }),
@@ -409,6 +420,7 @@ class WorkerPool {
           SECRET_KEY: this.secretKey,
           LOG_LEVEL: this.options.logLevel,
           HERALD_ROLE: 'worker',
+          ...outboundFor(this.options),
         },
         logFile: join(this.tmp, `worker-${index}-${Date.now()}.log`),
         readyText: 'Herald worker started',

@@ -9,6 +9,7 @@ import { cycle, measure, missingSeed, notRun, probe, type ScenarioContext, type 
 import { cpuBetween, cpuMs, type Server } from './processes.js';
 import { base, management, seedObjects, seedSubscribers, type ApiContext } from './seed-api.js';
 import { clearExpired, seedExpired } from './seed-sql.js';
+import { eventsNote, eventsSettled, type EventReceiver } from './status-webhooks.js';
 import { ConfigSchema } from '../src/config.js';
 import { createDatabase, type Db } from '../src/db/database.js';
 import { QUEUES, Queue } from '../src/engine/queue.js';
@@ -38,6 +39,11 @@ export interface EngineContext extends ScenarioContext {
   listen?: (onPayload: (payload: string) => void) => Promise<() => Promise<void>>;
   /** The database Herald runs on and the main workspace's id there (PostgreSQL only): scenario 15 seeds and purges it. */
   database?: { url: string; mainWorkspaceId: number };
+  /**
+   * With `--status-webhooks`: the receiver of the workspace's delivery-status webhook endpoint. A scenario then waits
+   * for its messages' events before taking the CPU, so their outbox, relay and POSTs are in the figures.
+   */
+  events?: EventReceiver;
 }
 
 /** Figures of one engine run, as the report prints them. */
@@ -213,7 +219,7 @@ async function progress(ctx: EngineContext, executionId: string) {
 }
 
 /**
- * Every accepted job done. PostgreSQL: pg-boss's table is empty of pending jobs. Embedded (no second
+ * Every accepted job done. PostgreSQL: pg-boss's table is empty of pending jobs, and the webhook outbox of pending events. Embedded (no second
  * connection into the process's database): a sentinel trigger, accepted after everything before it,
  * has its message, so the trigger backlog ahead of it has been taken.
  */
@@ -231,8 +237,10 @@ async function drain(ctx: EngineContext, boundSeconds: number): Promise<number |
     return undefined;
   }
   while (Date.now() - started < boundSeconds * 1000) {
+    // Delivery-status events not yet posted count too (with --status-webhooks): their outbox rows wait for the relay.
     const { rows } = await ctx.query<{ n: number }>(
-      `select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%'`,
+      `select ((select count(*) from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%')
+            + (select count(*) from webhook_deliveries where status = 'pending'))::int as n`,
     );
     if (rows[0]!.n === 0) return (Date.now() - started) / 1000;
     await sleep(500);
@@ -310,6 +318,7 @@ async function fanOut(
   const before = await snapshot(ctx);
   const alongside = await beside?.();
   const sinkBefore = sink?.stats().count ?? 0;
+  const eventsBefore = ctx.events?.counts();
   const sent = Date.now();
   const accepted = await send(
     ctx.main.url,
@@ -329,6 +338,8 @@ async function fanOut(
     }
     await sleep(ctx.query ? 250 : 1000);
   }
+  const eventsWaited =
+    ctx.events && eventsBefore ? await eventsSettled(ctx.events, eventsBefore, state.total, timeoutSeconds) : undefined;
   await alongside?.stop();
   const cpu = await cpuSince(ctx, before, apiPids, state.total, alongside?.backends);
   const last = sink ? sink.stats().last : (state.last ?? doneAt);
@@ -348,6 +359,9 @@ async function fanOut(
         ? ''
         : `**not finished in ${timeoutSeconds} s: ${state.total} of ${expected} written, ${state.pending} pending**`,
       sink ? `${delivered} POSTs at the sink, ${sink.stats().duplicates} duplicates` : '',
+      ctx.events && eventsBefore
+        ? `${eventsNote(ctx.events, eventsBefore, state.total)}; ${eventsWaited === undefined ? `**events not all in ${timeoutSeconds} s after the messages**` : `the last event ${((Date.now() - acceptedAt) / 1000).toFixed(1)} s after the 202`}`
+        : '',
     ]
       .filter(Boolean)
       .join('; '),
@@ -393,9 +407,12 @@ export async function triggerAccept(ctx: EngineContext): Promise<ScenarioResult>
   const paths = users.map((id) => ({ method: 'GET', path: `/v1/user/${id}/` }) as RequestSpec);
   const baseline = await measure(ctx, ctx.baseline, 50, () => cycle(paths));
   const before = await snapshot(ctx);
+  const eventsBefore = ctx.events?.counts();
   const figures = await measure(ctx, ctx.herald, 50, () => cycle(requests));
   const drained = await drain(ctx, ctx.sizes.duration * 20);
   const accepted = figures.requests - figures.non2xx;
+  const eventsWaited =
+    ctx.events && eventsBefore ? await eventsSettled(ctx.events, eventsBefore, accepted, 120) : undefined;
   const cpu = await cpuSince(ctx, before, [ctx.herald.pid], accepted);
   return engineResult(
     '8',
@@ -410,10 +427,16 @@ export async function triggerAccept(ctx: EngineContext): Promise<ScenarioResult>
         p99: figures.latency.p99,
         apiPeakRssMb: figures.peakRssMb,
         workerPeakRssMb: Math.max(0, ...ctx.workerPeaks()),
-        note:
+        note: [
           drained === undefined
             ? 'backlog not drained within the bound'
             : `backlog drained ${drained.toFixed(1)} s after the load stopped; CPU per trigger includes the worker's run and delivery`,
+          ctx.events && eventsBefore
+            ? `${eventsNote(ctx.events, eventsBefore, accepted)}; ${eventsWaited === undefined ? '**events not all in 120 s**' : `events all in ${eventsWaited.toFixed(1)} s after the drain`}`
+            : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
       },
     ],
     [
@@ -707,7 +730,7 @@ export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
     return notRun(scenario, { ok: false, status: 'unavailable', reason: 'counted through a connection of its own' });
   const quick = ctx.sizes.users < 100_000;
   const seconds = quick ? 10 : 60;
-  const rates = quick ? [250, 500, 1000, 2000, 4000] : [500, 1000, 2000, 3000, 4000, 5000, 6000];
+  const rates = ctx.sizes.rates ?? (quick ? [250, 500, 1000, 2000, 4000] : [500, 1000, 2000, 3000, 4000, 5000, 6000]);
   const users = randomInts(5000, ctx.sizes.users, 14).map(userId);
   const requests = users.map((id) => triggerSpec(ctx.main, WORKFLOWS.inbox, [id]));
   const check = await probe(ctx.herald, requests[0]!, 'POST /trigger/');
@@ -723,9 +746,12 @@ export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
     ctx.workerPeaks(true);
     const since = (await ctx.query<{ now: Date }>('select now() as now')).rows[0]!.now;
     const before = await snapshot(ctx);
+    const eventsBefore = ctx.events?.counts();
     const offered = await offer(ctx, cycle(requests), rate, seconds);
     const atEnd = await endToEnd(ctx, since);
     const drained = await drain(ctx, 120);
+    const eventsWaited =
+      ctx.events && eventsBefore ? await eventsSettled(ctx.events, eventsBefore, offered.accepted, 120) : undefined;
     const cpu = await cpuSince(ctx, before, [ctx.herald.pid], offered.accepted);
     const backlog = atEnd.accepted - atEnd.delivered;
     const holds = offered.skipped === 0 && offered.refused === 0 && backlog <= 2 * rate;
@@ -747,6 +773,9 @@ export async function sustained(ctx: EngineContext): Promise<ScenarioResult> {
         drained === undefined ? 'not drained in 120 s' : `drained ${drained.toFixed(1)} s later`,
         `CPU per trigger in all ${Math.round(total).toLocaleString('en-US')} µs`,
         offered.refused + offered.skipped ? `${offered.refused} refused, ${offered.skipped} not offered` : '',
+        ctx.events && eventsBefore
+          ? `${eventsNote(ctx.events, eventsBefore, offered.accepted)}${eventsWaited === undefined ? ', **not all in 120 s after the drain**' : ''}`
+          : '',
         holds ? 'holds' : '**backlog grows**',
       ]
         .filter(Boolean)

@@ -17,7 +17,7 @@ import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
 import { fanOutPage, listFanOutPage, type FanoutJob, type ListFanoutJob } from './recipients.js';
 import { startTriggerBatch, startTriggerJobAlone, type QueuedTriggerData } from './trigger-jobs.js';
-import { deliverWebhook, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
+import { prepareWebhookAttempts, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
 import { workRetention } from './retention.js';
 import {
   RUN_BATCH_SIZE,
@@ -194,13 +194,20 @@ export class Engine {
           parallel: true,
         }),
       );
-    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job.
+    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job, a fetched batch's
+    // reads, bodies and delivered records together. `parallel` is required: each attempt's record waits for the others.
     const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };
     await queue.work<WebhookJob>(
       QUEUES.webhook,
       BATCH(concurrency),
       handler(QUEUES.webhook, {
-        batch: each((job) => deliverWebhook(webhooks, job.data, job.signal)),
+        batch: async (jobs) => {
+          const attempt = await prepareWebhookAttempts(
+            webhooks,
+            jobs.map((job) => job.data),
+          );
+          return (job) => attempt(job.data, job.signal);
+        },
         parallel: true,
       }),
     );

@@ -1,11 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import {
-  AnswerTooLarge,
-  DestinationRefused,
-  fetchGuarded,
-  readAnswerWithin,
-  type OutboundPolicy,
-} from '../channels/outbound.js';
+import { DestinationRefused, postGuarded, type OutboundPolicy } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../db/database.js';
@@ -14,11 +8,13 @@ import type { Sealer } from '../domain/vendor-secrets.js';
 import {
   anyUnqueuedDelivery,
   claimUnqueuedDeliveries,
-  findDeliveryWithEndpoint,
-  fixDeliveryPayload,
+  findDeliveriesWithEndpoints,
+  fixDeliveryPayloads,
+  recordDeliveredAttempts,
   recordDeliveryAttempt,
+  type DeliveryWithEndpoint,
 } from '../repositories/webhook-deliveries.js';
-import { webhookEventBody } from '../services/webhook-events.js';
+import { webhookEventBodies } from '../services/webhook-events.js';
 import { jobId } from './job-ids.js';
 import { whenDatabaseAnswers } from './outage.js';
 import { QUEUES, type Queue } from './queue.js';
@@ -157,24 +153,18 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
   };
-  let response: Response;
+  let response: { status: number; answer: string };
   try {
-    response = await fetchGuarded(
+    response = await postGuarded(
       url,
-      { method: 'POST', headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
+      { headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
       deps.outbound,
+      WEBHOOK_ANSWER_LIMIT,
     );
   } catch (error) {
     if (error instanceof DestinationRefused) return { ok: false, error: { message: error.message } } as Attempted;
     const outcome = outcomeFromNetworkError(error);
     return { ok: false, error: { message: 'reason' in outcome ? outcome.reason : String(error) } } as Attempted;
-  }
-  let answer = '';
-  try {
-    answer = await readAnswerWithin(response, WEBHOOK_ANSWER_LIMIT, new URL(url).origin);
-  } catch (error) {
-    // Too large, or cut off: the status has already said how it went.
-    answer = error instanceof AnswerTooLarge ? error.message : '';
   }
   if (response.status >= 200 && response.status < 300) return { ok: true } as Attempted;
   return {
@@ -182,48 +172,110 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
     error: {
       message: `answered ${response.status}`,
       status: response.status,
-      answer: answer.slice(0, KEPT_ANSWER_CHARS),
+      answer: response.answer.slice(0, KEPT_ANSWER_CHARS),
     },
   } as Attempted;
 }
 
 /**
- * One attempt of one event. A job run again (its worker lost) finds its attempt recorded and does nothing, or
- * posts again with the same id: at least once, never skipped. Its next attempt's job is queued in the transaction
- * that records this one.
+ * A fetched batch of attempts, one job each (a single job is a batch of one). Before any POST, in a fixed number of
+ * statements whatever the batch: the deliveries with their endpoints read, the bodies of first attempts built from
+ * their messages and fixed. Answers each job's attempt; the batch's attempts run side by side (a slow receiver holds
+ * its own event, and the batch), and those delivered are recorded together once every attempt has its answer.
  */
-export async function deliverWebhook(deps: WebhookDeps, job: WebhookJob, signal: AbortSignal) {
+export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob[]) {
   const { db } = deps;
-  const row = await findDeliveryWithEndpoint(db, job.deliveryId);
-  if (!row || row.status !== 'pending' || row.attempts !== job.attempt - 1) return;
-  if (!row.endpoint_active) {
-    await recordDeliveryAttempt(db, row.id, job.attempt, {
-      status: 'failed',
-      error: { message: 'the endpoint was disabled before this event was delivered' },
-    });
-    return;
+  const wanted = new Set(jobs.map((job) => `${job.deliveryId}:${job.attempt}`));
+  // A job run again (its worker lost) finds its attempt recorded and does nothing, or posts again with the same id:
+  // at least once, never skipped.
+  const rows = (await findDeliveriesWithEndpoints(db, [...new Set(jobs.map((job) => job.deliveryId))])).filter(
+    (row) => row.status === 'pending' && wanted.has(`${row.id}:${row.attempts + 1}`),
+  );
+  const unfixed = rows.filter((row) => row.endpoint_active && row.payload === null);
+  const bodies = await webhookEventBodies(db, unfixed);
+  const fixed = await fixDeliveryPayloads(
+    db,
+    unfixed.map((row) => ({ id: row.id, payload: bodies.get(row.id)! })),
+  );
+  const ready = new Map(rows.map((row) => [row.id, { row, body: row.payload ?? fixed.get(row.id) }]));
+  const delivered = deliveredTogether(db, ready.size, deps.queue.stopSignal);
+  return (job: WebhookJob, signal: AbortSignal) => {
+    const found = ready.get(job.deliveryId);
+    return found && found.row.attempts === job.attempt - 1
+      ? attemptWebhook(deps, job.attempt, found.row, found.body, delivered, signal)
+      : Promise.resolve();
+  };
+}
+
+/**
+ * The delivered attempts of a batch, recorded in one statement once each of its `attempts` has had its answer. The
+ * batch's attempts must run side by side (the webhook queue's handler is `parallel`): each waits for the others.
+ */
+function deliveredTogether(db: Db, attempts: number, stopping: AbortSignal) {
+  const delivered: { id: string; attempt: number }[] = [];
+  let left = attempts;
+  let allAnswered = () => {};
+  const answered = new Promise<void>((resolve) => {
+    allAnswered = resolve;
+  });
+  let recorded: Promise<void> | undefined;
+  return {
+    /** One attempt's answer is in, delivered or not (then it records its own outcome). */
+    answered(attempt?: { id: string; attempt: number }) {
+      if (attempt) delivered.push(attempt);
+      left -= 1;
+      if (left === 0) allAnswered();
+    },
+    /** Resolves once the batch's delivered attempts are recorded. */
+    async record() {
+      await answered;
+      recorded ??= whenDatabaseAnswers(() => recordDeliveredAttempts(db, delivered), stopping);
+      await recorded;
+    },
+  };
+}
+
+/** One attempt of one event. A failed one's next attempt is queued in the transaction that records this one. */
+async function attemptWebhook(
+  deps: WebhookDeps,
+  attempt: number,
+  row: DeliveryWithEndpoint,
+  body: string | null | undefined,
+  delivered: ReturnType<typeof deliveredTogether>,
+  signal: AbortSignal,
+) {
+  const { db } = deps;
+  let attempted: Attempted | undefined;
+  try {
+    if (!row.endpoint_active) {
+      await recordDeliveryAttempt(db, row.id, attempt, {
+        status: 'failed',
+        error: { message: 'the endpoint was disabled before this event was delivered' },
+      });
+      return;
+    }
+    // No body fixed: the delivery went with its endpoint, deleted since it was read.
+    if (!body) return;
+    attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
+  } finally {
+    delivered.answered(attempted?.ok ? { id: row.id, attempt } : undefined);
   }
-  const body = row.payload ?? (await fixDeliveryPayload(db, row.id, await webhookEventBody(db, row)));
-  const attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
-  const stopping = deps.queue.stopSignal;
   if (attempted.ok) {
-    await whenDatabaseAnswers(
-      () => recordDeliveryAttempt(db, row.id, job.attempt, { status: 'delivered', error: null }),
-      stopping,
-    );
+    await delivered.record();
     return;
   }
-  const wait = webhookRetryDelayMs(job.attempt);
+  const stopping = deps.queue.stopSignal;
+  const wait = webhookRetryDelayMs(attempt);
   const givenUp = deps.now() + wait > new Date(row.occurred_at).getTime() + WEBHOOK_RETRY_WINDOW_MS;
   await whenDatabaseAnswers(
     () =>
       db.transaction().execute(async (trx) => {
-        const recorded = await recordDeliveryAttempt(trx, row.id, job.attempt, {
+        const recorded = await recordDeliveryAttempt(trx, row.id, attempt, {
           status: givenUp ? 'failed' : 'pending',
           error: attempted.error,
         });
         if (!recorded || givenUp) return;
-        const next = jobOf(row.id, job.attempt + 1, new Date(deps.now() + wait));
+        const next = jobOf(row.id, attempt + 1, new Date(deps.now() + wait));
         await deps.queue.send(trx, QUEUES.webhook, next.data, next.options);
       }),
     stopping,

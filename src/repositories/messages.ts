@@ -107,6 +107,16 @@ export function findMessageById(db: Db, id: string) {
   return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Messages by id, in one statement (a batch of delivery-status events' bodies). */
+export function findMessagesByIds(db: Db, ids: string[]) {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', 'in', list(ids))
+    .modifyEnd(sql.raw(PLANNED_EACH_TIME))
+    .execute();
+}
+
 /**
  * A batch of deliveries' messages by id, each with the status of its run's execution (a cancelled run's messages are
  * not sent), in one statement.

@@ -28,34 +28,36 @@ export async function claimUnqueuedDeliveries(trx: Trx, limit: number) {
   return rows.rows.map((row) => row.id);
 }
 
-/** One delivery with its endpoint's URL, state and sealed secret; undefined once the endpoint is deleted. */
-export function findDeliveryWithEndpoint(db: Db, id: string) {
+/** A delivery with its endpoint's URL, state and sealed secret. */
+export type DeliveryWithEndpoint = WebhookDeliveryRow &
+  Pick<Selectable<WebhookEndpointsTable>, 'url' | 'secret'> & { endpoint_active: boolean };
+
+/**
+ * Deliveries with their endpoints' URL, state and sealed secret, in one statement (a fetched batch of attempts); a
+ * delivery whose endpoint is deleted is not there.
+ */
+export function findDeliveriesWithEndpoints(db: Db, ids: string[]) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .selectAll('d')
     .select(['e.url', 'e.secret', 'e.is_active as endpoint_active'])
-    .where('d.id', '=', id)
-    .executeTakeFirst() as Promise<
-    | (WebhookDeliveryRow & Pick<Selectable<WebhookEndpointsTable>, 'url' | 'secret'> & { endpoint_active: boolean })
-    | undefined
-  >;
+    .where('d.id', '=', sql<string>`any(${ids}::text[])`)
+    .execute() as Promise<DeliveryWithEndpoint[]>;
 }
 
-/** Fixes the body the first attempt sends; a body already fixed (by an earlier try) wins and is returned. */
-export async function fixDeliveryPayload(db: Db, id: string, payload: string) {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ payload })
-    .where('id', '=', id)
-    .where('payload', 'is', null)
-    .execute();
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('payload')
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return row.payload!;
+/**
+ * Fixes the bodies first attempts send, in one statement; a body already fixed (by an earlier try of the same
+ * attempt) wins. Answers the body each delivery sends.
+ */
+export async function fixDeliveryPayloads(db: Db, payloads: { id: string; payload: string }[]) {
+  if (payloads.length === 0) return new Map<string, string>();
+  const { rows } = await sql<{ id: string; payload: string }>`
+    update webhook_deliveries d set payload = coalesce(d.payload, w.payload)
+    from jsonb_to_recordset(${JSON.stringify(payloads)}::jsonb) as w(id text, payload text)
+    where d.id = w.id and d.id = any(${payloads.map((p) => p.id)}::text[])
+    returning d.id, d.payload`.execute(db);
+  return new Map(rows.map((row) => [row.id, row.payload]));
 }
 
 /** An attempt's outcome: `attempt` is the number this one had (a later write of the same attempt changes nothing). */
@@ -77,4 +79,13 @@ export async function recordDeliveryAttempt(
     .where('attempts', '=', attempt - 1)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Delivered attempts, in one statement (a batch's); as `recordDeliveryAttempt`, a later write of one changes nothing. */
+export async function recordDeliveredAttempts(db: Db, attempts: { id: string; attempt: number }[]) {
+  if (attempts.length === 0) return;
+  await sql`update webhook_deliveries d set attempts = w.attempt, status = 'delivered', last_error = null,
+      delivered_at = now()
+    from jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb) as w(id text, attempt int)
+    where d.id = w.id and d.attempts = w.attempt - 1 and d.id = any(${attempts.map((a) => a.id)}::text[])`.execute(db);
 }

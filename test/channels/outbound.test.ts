@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
-import { addressRefusal, outboundPolicy, parseAllowedHosts } from '../../src/channels/outbound.js';
+import { addressRefusal, outboundPolicy, parseAllowedHosts, postGuarded } from '../../src/channels/outbound.js';
 import { incomingWebhookProvider } from '../../src/channels/providers/incoming-webhook.js';
 import { vapidProvider } from '../../src/channels/providers/vapid.js';
 import { loadConfig } from '../../src/config.js';
@@ -172,5 +172,53 @@ describe('outbound policy applied by the providers', () => {
     peer.answer({ status: 201 });
     expect(await send({ outbound: intranet })).toMatchObject({ kind: 'sent' });
     expect(peer.last.path).toBe('/push/sub-1');
+  });
+});
+
+describe('postGuarded: one POST where the policy allows, its answer read no further than a limit', () => {
+  let peer: HttpPeer;
+  const local = outboundPolicy({ allowedHosts: '127.0.0.1' });
+  const post = (url: string, policy = local, limit = 1024) =>
+    postGuarded(
+      url,
+      { headers: { 'content-type': 'application/json' }, body: '{"a":1}', signal: AbortSignal.timeout(5000) },
+      policy,
+      limit,
+    );
+
+  beforeAll(async () => {
+    peer = await HttpPeer.start();
+  });
+  beforeEach(() => peer.reset());
+  afterAll(() => peer.close());
+
+  it('answers the status and the answer as text; past the limit, the refusal instead of the answer', async () => {
+    peer.answer(
+      { status: 201, body: 'fine' },
+      { status: 500, body: 'x'.repeat(5000) },
+      { status: 302, headers: { location: 'http://169.254.169.254/' } },
+    );
+    expect(await post(`${peer.url}/in`)).toEqual({ status: 201, answer: 'fine' });
+    expect(await post(`${peer.url}/in`)).toEqual({
+      status: 500,
+      answer: `the answer of ${peer.url} is larger than 1024 bytes; it is refused`,
+    });
+    // A redirect is answered, not followed.
+    expect(await post(`${peer.url}/in`)).toEqual({ status: 302, answer: '' });
+    expect(peer.requests.map((request) => [request.method, request.path, request.text])).toEqual([
+      ['POST', '/in', '{"a":1}'],
+      ['POST', '/in', '{"a":1}'],
+      ['POST', '/in', '{"a":1}'],
+    ]);
+  });
+
+  it('refuses a loopback address by URL and a host name resolving to one, sending nothing', async () => {
+    await expect(post(`${peer.url}/in`, strict)).rejects.toThrow(
+      'destination refused: 127.0.0.1 is a loopback address',
+    );
+    await expect(post(`http://localhost:${new URL(peer.url).port}/in`, strict)).rejects.toThrow(
+      /^destination refused: localhost resolves to/,
+    );
+    expect(peer.requests).toHaveLength(0);
   });
 });

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
+import { prepareWebhookAttempts } from '../../src/engine/status-webhooks.js';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { closedPort, HttpPeer, type RecordedRequest } from '../support/http-peer.js';
@@ -351,5 +352,69 @@ describe('delivery-status webhooks and the outbound guard', () => {
     expect(JSON.stringify(row.last_error)).toContain('destination refused');
     expect(row.status).toBe('pending');
     expect(peer.requests).toHaveLength(0);
+  });
+});
+
+describe('a fetched batch of delivery-status webhook attempts', () => {
+  const allowed = '127.0.0.1';
+  const t = useTestApp(
+    { OUTBOUND_ALLOWED_HOSTS: allowed },
+    { engine: { renderer: 'templates' }, privateDatabase: true },
+  );
+  let peer: HttpPeer;
+  beforeAll(async () => {
+    peer = await HttpPeer.start();
+  });
+  afterAll(() => peer.close());
+
+  it('reads, fixes the bodies of and records 1 event in the same statements as 7, the bodies before any POST', async () => {
+    const ws = await engineWorkspace(t);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    const recipients = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => `batch-${name}`);
+    const execution = (await trigger(t, ws, { workflow: 'notify', recipients })).json().message_id as string;
+    await settledMessages(t, ws, execution, recipients.length);
+    // No worker from here on: the events wait in the outbox for the attempts made below.
+    const runtime = t().engineRuntime!;
+    await runtime.stop();
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/batch`, ['message.read']);
+    await sql`update messages set status = 'read', read_at = now() where execution_id = ${execution}`.execute(t().db);
+    const events = await deliveriesOf(t, endpoint.id);
+    expect(events).toHaveLength(recipients.length);
+    const deps = {
+      db: t().db,
+      queue: runtime.queue,
+      secretBox: t().secretBox,
+      outbound: outboundPolicy({ allowedHosts: allowed }),
+      now: Date.now,
+    };
+    const statements: { before: number; after: number }[] = [];
+    for (const batch of [events.slice(0, 1), events.slice(1)]) {
+      t().queries.reset();
+      const attempt = await prepareWebhookAttempts(
+        deps,
+        batch.map((event) => ({ deliveryId: event.id, attempt: 1 })),
+      );
+      const before = t().queries.count;
+      expect(peer.requests).toHaveLength(events.indexOf(batch[0]!));
+      t().queries.reset();
+      await Promise.all(
+        batch.map((event) => attempt({ deliveryId: event.id, attempt: 1 }, AbortSignal.timeout(10_000))),
+      );
+      statements.push({ before, after: t().queries.count });
+    }
+    // Before the POSTs: the events with their endpoints, their messages, the bodies fixed; after: one record.
+    expect(statements).toEqual([
+      { before: 3, after: 1 },
+      { before: 3, after: 1 },
+    ]);
+    const delivered = await deliveriesOf(t, endpoint.id);
+    expect(delivered.map((row) => [row.status, row.attempts])).toEqual(events.map(() => ['delivered', 1]));
+    expect(peer.requests.map((request) => verified(endpoint.secret, request).data.message_id).sort()).toEqual(
+      events.map((event) => event.message_id).sort(),
+    );
+    // Each POST sent the body its first attempt fixed.
+    const stored = new Map(delivered.map((row) => [row.id, row.payload]));
+    for (const request of peer.requests) expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
   });
 });
