@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { databaseBack } from './outage.js';
-import type { Queue, QueuedJob } from './queue.js';
+import type { JobOptions, Queue, QueuedJob, QueueName } from './queue.js';
 
 /**
  * A queue's handler (docs/engine.md, "The worker"): one for every queue, after pg-boss's own small worker. A fetched
@@ -40,6 +40,34 @@ export interface HandlerContext {
   db: Db;
   queue: Queue;
   log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
+}
+
+/**
+ * The members of a batch job (a fan-out page's runs, a trigger group's executions) each on its own, after their batch
+ * failed: one that fails again does not fail its batch-mates' job but goes on as a job of its own (`alone.job`, sent
+ * after the queue's first retry delay; retried, and finally failed, as any job), and the batch job completes. If that
+ * send fails, the batch job fails and is retried whole (a member already done is not done again).
+ */
+export async function eachAlone(
+  context: HandlerContext,
+  members: string[],
+  run: (member: string) => Promise<void>,
+  alone: {
+    queue: QueueName;
+    job: (member: string) => { data: object; options: JobOptions };
+    /** The log fields naming a member that failed. */
+    failed: (member: string) => object;
+    message: string;
+  },
+) {
+  const failed: string[] = [];
+  for (const member of members)
+    await run(member).catch((error: unknown) => {
+      context.log.error({ err: error, ...alone.failed(member) }, alone.message);
+      failed.push(member);
+    });
+  if (failed.length === 0) return;
+  await context.db.transaction().execute((trx) => context.queue.sendMany(trx, alone.queue, failed.map(alone.job)));
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -5,6 +5,7 @@ import type { RunStep, StepNote } from '../domain/run-steps.js';
 import { nextPosition, nodeAt, nodeRefs, settle, type Position } from '../domain/workflow-tree.js';
 import type { LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
+import { eachAlone } from './job-handler.js';
 import { NODE_HANDLERS } from './nodes/index.js';
 import type { DeliveryFacts, NodeResult, RunContext } from './types.js';
 import { QUEUES, type Queue } from './queue.js';
@@ -331,26 +332,13 @@ export async function stepRunBatch(deps: RunnerDeps, batchJobId: string, runIds:
     deps.log.debug?.({ err: error }, 'batched run step failed; stepping the runs one by one');
     rest = (runId) => advanceRun(deps, runId, handled);
   }
-  const failed: string[] = [];
-  for (const runId of runIds)
-    await rest(runId).catch((error: unknown) => {
-      deps.log.error(
-        { err: error, queue: QUEUES.runBatch, job_id: batchJobId, run_id: runId },
-        'run of a batch failed; it goes on as a run job of its own',
-      );
-      failed.push(runId);
-    });
-  if (failed.length === 0) return;
-  // After the queue's first retry delay, as the run's own job would be retried; if this send fails,
-  // the batch job fails and is retried whole (a run already moved on is not stepped again).
-  await deps.db.transaction().execute((trx) =>
-    deps.queue.sendMany(
-      trx,
-      QUEUES.run,
-      failed.map((runId) => ({
-        data: { runId } satisfies RunJob,
-        options: { id: jobId('run-alone', runId, batchJobId), startAfter: 1 },
-      })),
-    ),
-  );
+  await eachAlone(deps, runIds, rest, {
+    queue: QUEUES.run,
+    job: (runId) => ({
+      data: { runId } satisfies RunJob,
+      options: { id: jobId('run-alone', runId, batchJobId), startAfter: 1 },
+    }),
+    failed: (runId) => ({ queue: QUEUES.runBatch, job_id: batchJobId, run_id: runId }),
+    message: 'run of a batch failed; it goes on as a run job of its own',
+  });
 }

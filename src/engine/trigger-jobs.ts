@@ -1,7 +1,8 @@
-import type { Db, Trx } from '../db/database.js';
+import type { Trx } from '../db/database.js';
 import type { LockedRun } from '../repositories/runs.js';
 import { jobId } from './job-ids.js';
-import { QUEUES, type JobOptions, type Queue, type QueuedJob } from './queue.js';
+import { eachAlone, type HandlerContext } from './job-handler.js';
+import { QUEUES, type JobOptions, type QueuedJob } from './queue.js';
 import { startExecutions } from './recipients.js';
 
 /**
@@ -66,12 +67,6 @@ export function groupTriggerJobs(jobs: TriggerJob[]): TriggerJob[] {
   return [...groups, ...jobs.filter((job) => job.options.startAfter !== undefined)];
 }
 
-export interface TriggerWorkDeps {
-  db: Db;
-  queue: Queue;
-  log: { error(object: object, message: string): void; debug?(object: object, message: string): void };
-}
-
 /**
  * A fetched batch of trigger jobs: their executions started in transactions of at most MAX_TRIGGER_GROUP
  * executions (whole jobs each), whose new runs `stepNew` steps in the same transaction. If one fails, the
@@ -79,7 +74,7 @@ export interface TriggerWorkDeps {
  * started again.
  */
 export async function startTriggerBatch(
-  deps: TriggerWorkDeps,
+  deps: HandlerContext,
   jobs: QueuedJob<QueuedTriggerData>[],
   stepNew: (trx: Trx, runs: LockedRun[]) => Promise<string[]>,
 ) {
@@ -106,7 +101,7 @@ export async function startTriggerBatch(
  * group-mates are started once. If that send fails, this job fails and is retried whole (an execution already
  * started is not started again).
  */
-export async function startTriggerJobAlone(deps: TriggerWorkDeps, job: QueuedJob<QueuedTriggerData>) {
+export async function startTriggerJobAlone(deps: HandlerContext, job: QueuedJob<QueuedTriggerData>) {
   const executionIds = executionsOf(job.data);
   const start = (ids: string[]) => deps.db.transaction().execute((trx) => startExecutions(trx, deps.queue, ids));
   try {
@@ -116,27 +111,15 @@ export async function startTriggerJobAlone(deps: TriggerWorkDeps, job: QueuedJob
     if (executionIds.length === 1) throw error;
     deps.log.debug?.({ err: error, job_id: job.id }, 'trigger group failed; starting its executions one by one');
   }
-  const failed: string[] = [];
-  for (const executionId of executionIds)
-    await start([executionId]).catch((error: unknown) => {
-      deps.log.error(
-        { err: error, queue: QUEUES.trigger, job_id: job.id, execution_id: executionId },
-        'execution of a trigger group failed; it goes on as a trigger job of its own',
-      );
-      failed.push(executionId);
-    });
-  if (failed.length === 0) return;
-  // After the queue's first retry delay, as this job would be retried.
-  await deps.db.transaction().execute((trx) =>
-    deps.queue.sendMany(
-      trx,
-      QUEUES.trigger,
-      failed.map((executionId) => ({
-        data: ('workspaceId' in job.data
-          ? { workspaceId: job.data.workspaceId, executionIds: [executionId] }
-          : { executionId }) satisfies QueuedTriggerData,
-        options: { id: jobId('trigger-alone', executionId, job.id), startAfter: 1 },
-      })),
-    ),
-  );
+  await eachAlone(deps, executionIds, (executionId) => start([executionId]), {
+    queue: QUEUES.trigger,
+    job: (executionId) => ({
+      data: ('workspaceId' in job.data
+        ? { workspaceId: job.data.workspaceId, executionIds: [executionId] }
+        : { executionId }) satisfies QueuedTriggerData,
+      options: { id: jobId('trigger-alone', executionId, job.id), startAfter: 1 },
+    }),
+    failed: (executionId) => ({ queue: QUEUES.trigger, job_id: job.id, execution_id: executionId }),
+    message: 'execution of a trigger group failed; it goes on as a trigger job of its own',
+  });
 }
