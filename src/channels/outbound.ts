@@ -153,23 +153,38 @@ export class AnswerTooLarge extends Error {
 
 /** An answer's body as text, read no further than `limit` bytes: past it, the read stops and AnswerTooLarge is thrown. */
 export async function readAnswerWithin(response: Response, limit: number, origin: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
+  return readBodyWithin(
+    Number(response.headers.get('content-length')),
+    response.body,
+    () => response.body?.cancel(),
+    limit,
+    origin,
+  );
+}
+
+/**
+ * An answer's body as text, read no further than `limit` bytes (AnswerTooLarge past it, or when `declared` says so
+ * before reading: then `cancel` lets the connection go); a body left early is cancelled by its iterator.
+ */
+async function readBodyWithin(
+  declared: number,
+  body: AsyncIterable<Uint8Array> | null,
+  cancel: () => unknown,
+  limit: number,
+  origin: string,
+): Promise<string> {
   if (Number.isFinite(declared) && declared > limit) {
-    await response.body?.cancel().catch(() => undefined);
+    await Promise.resolve()
+      .then(cancel)
+      .catch(() => undefined);
     throw new AnswerTooLarge(origin, limit);
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+  if (!body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for await (const value of body) {
     size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new AnswerTooLarge(origin, limit);
-    }
+    if (size > limit) throw new AnswerTooLarge(origin, limit);
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -242,27 +257,20 @@ export async function postGuarded(
   try {
     const client = await clientFor(policy);
     const response = await client.request(url, { method: 'POST', ...init, dispatcher: client.agent });
-    const declared = Number(response.headers['content-length']);
-    const chunks: Buffer[] = [];
-    let size = Number.isFinite(declared) ? declared : 0;
-    if (size <= limit) {
-      size = 0;
-      try {
-        for await (const chunk of response.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > limit) break;
-          chunks.push(chunk);
-        }
-      } catch {
-        // Cut off: the status has already said how it went.
-        return { status: response.statusCode, answer: '' };
-      }
+    let answer = '';
+    try {
+      answer = await readBodyWithin(
+        Number(response.headers['content-length']),
+        response.body,
+        () => response.body.destroy(),
+        limit,
+        new URL(url).origin,
+      );
+    } catch (error) {
+      // Too large, or cut off: the status has already said how it went.
+      answer = error instanceof AnswerTooLarge ? error.message : '';
     }
-    if (size > limit) {
-      response.body.destroy();
-      return { status: response.statusCode, answer: new AnswerTooLarge(new URL(url).origin, limit).message };
-    }
-    return { status: response.statusCode, answer: Buffer.concat(chunks).toString('utf8') };
+    return { status: response.statusCode, answer };
   } catch (error) {
     throw destinationRefusalIn(error) ?? error;
   }
