@@ -18,7 +18,6 @@ import {
   type MessageRow,
   type MessageToDeliver,
 } from '../repositories/messages.js';
-import type { MessageTemplate } from '../schemas/messages.js';
 import { findRuns, type LockedRun } from '../repositories/runs.js';
 import { findChannelVendors } from '../repositories/vendors.js';
 import { findWorkspaceSlug } from '../repositories/workspaces.js';
@@ -432,12 +431,8 @@ export async function prepareDeliveries(deps: DeliveryDeps, jobs: DeliveryJob[])
 type Rendered = Extract<RenderOutcome, { ok: true }> & { stored?: true };
 
 /** The content a message was recorded with, by its step or an earlier attempt; none, it is rendered at delivery. */
-const storedContent = (row: MessageRow): Rendered | undefined => {
-  const template = row.template as MessageTemplate | null;
-  return row.content !== null && template?.version_no !== undefined
-    ? { ok: true, content: row.content as Record<string, unknown>, template, stored: true }
-    : undefined;
-};
+const storedContent = ({ content, template }: MessageRow): Rendered | undefined =>
+  content !== null && template?.version_no !== undefined ? { ok: true, content, template, stored: true } : undefined;
 
 /**
  * Renders the messages recorded without content as their steps would have: their runs, users and tenants read

@@ -377,14 +377,13 @@ function executionOf({ record, target: workflow, executionId }: Fresh): NewExecu
 async function writeExecutions(writer: Writer, queue: Queue, workspaceId: number, fresh: Fresh[]) {
   if (fresh.length === 0) return;
   const rows = fresh.map((candidate) => ({ ...executionOf(candidate), workspace_id: workspaceId }));
-  const jobs = groupTriggerJobs(
-    fresh.map(({ record, executionId }) => triggerJob(workspaceId, executionId, record.startAfter)),
-  );
+  const jobs = fresh.map(({ record, executionId }) => triggerJob(workspaceId, executionId, record.startAfter));
   // The trigger queue does not NOTIFY on insert (engine/queue.ts, WOKEN_BY_SENDER): a transaction wakes
   // the workers on its commit; a plain batch is written with those of concurrent requests, which wake
-  // them after their statement (engine/trigger-writer.ts).
+  // them after their statement (engine/trigger-writer.ts, which groups the jobs of all it writes together).
   if (writer.trx) {
-    await queue.sendManyWith(writer.trx, QUEUES.trigger, jobs, insertExecutionsQuery(writer.trx, rows));
+    const grouped = groupTriggerJobs(jobs);
+    await queue.sendManyWith(writer.trx, QUEUES.trigger, grouped, insertExecutionsQuery(writer.trx, rows));
     if (jobs.some((job) => !job.options.startAfter)) await queue.notifyIn(writer.trx, QUEUES.trigger);
   } else await triggerWriterOf(writer.db, queue).write(rows, jobs);
 }
