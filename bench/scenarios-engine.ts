@@ -237,15 +237,22 @@ async function drain(ctx: EngineContext, boundSeconds: number): Promise<number |
     return undefined;
   }
   while (Date.now() - started < boundSeconds * 1000) {
-    // Delivery-status events not yet posted count too (with --status-webhooks): their outbox rows wait for the relay.
-    const { rows } = await ctx.query<{ n: number }>(
-      `select ((select count(*) from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%')
-            + (select count(*) from webhook_deliveries where status = 'pending'))::int as n`,
-    );
-    if (rows[0]!.n === 0) return (Date.now() - started) / 1000;
+    if ((await pendingWork(ctx)) === 0) return (Date.now() - started) / 1000;
     await sleep(500);
   }
   return undefined;
+}
+
+/**
+ * PostgreSQL: the jobs not done and the delivery-status events not yet posted (with --status-webhooks: their outbox
+ * rows wait for the relay). A few ms, where counting a fan-out's 100,000 messages takes ~0.1 s of PostgreSQL's CPU.
+ */
+async function pendingWork(ctx: EngineContext) {
+  const { rows } = await ctx.query!<{ n: number }>(
+    `select ((select count(*) from pgboss.job where state in ('created', 'retry', 'active') and name like 'herald-%')
+          + (select count(*) from webhook_deliveries where status = 'pending'))::int as n`,
+  );
+  return rows[0]!.n;
 }
 
 /**
@@ -331,6 +338,12 @@ async function fanOut(
   let state = await progress(ctx, executionId);
   let doneAt = 0;
   while (Date.now() - acceptedAt < timeoutSeconds * 1000) {
+    // The messages are counted once the queue is done: counting them every 250 ms took a third of a core from the
+    // run it measured (the figures' time comes from the messages' and the sink's own timestamps, not from here).
+    if (ctx.query && (await pendingWork(ctx)) > 0) {
+      await sleep(250);
+      continue;
+    }
     state = await progress(ctx, executionId);
     if (state.total >= expected && state.pending === 0) {
       doneAt = Date.now();

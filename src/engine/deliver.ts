@@ -5,6 +5,7 @@ import {
   type MessageRecipient,
   type Provider,
 } from '../channels/provider.js';
+import { deadline } from '../channels/deadline.js';
 import type { OutboundPolicy } from '../channels/outbound.js';
 import type { ProviderRegistry } from '../channels/registry.js';
 import type { RenderMemo, RenderOutcome, RenderRequest } from '../channels/rendering.js';
@@ -263,7 +264,8 @@ async function callProvider(
   signal: AbortSignal,
 ): Promise<Sent> {
   const startedAt = deps.now();
-  const deadline = Math.min(timeoutOf(vendor.config) + BACKSTOP_MS, deps.deliveryTimeoutMs ?? Infinity);
+  // Cleared when the call ends, with the provider's own deadline made under it (channels/deadline.ts).
+  const call = deadline(signal, Math.min(timeoutOf(vendor.config) + BACKSTOP_MS, deps.deliveryTimeoutMs ?? Infinity));
   let outcome: DeliveryOutcome;
   try {
     outcome = await traceProviderCall({ channel: row.channel, provider: vendor.name, messageId: row.id }, () =>
@@ -279,12 +281,14 @@ async function callProvider(
           workflow: { slug: row.workflow_slug, version_id: String(row.version_no), node_ref: row.node_ref },
           content: rendered.content,
         },
-        AbortSignal.any([signal, AbortSignal.timeout(deadline)]),
+        call.signal,
         { outbound: deps.outbound, statusCallbackUrl: vendor.statusCallbackUrl, parallelSends: deps.parallelSends },
       ),
     );
   } catch (error) {
     outcome = outcomeFromNetworkError(error);
+  } finally {
+    call.clear();
   }
   const ms = deps.now() - startedAt;
   countDelivery(row.channel, vendor.name, outcome.kind, ms / 1000);

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { deadline } from '../channels/deadline.js';
 import { DestinationRefused, postGuarded, type OutboundPolicy } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import type { PGlite } from '@electric-sql/pglite';
@@ -154,17 +155,15 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
     'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
   };
   let response: { status: number; answer: string };
+  const within = deadline(signal, WEBHOOK_TIMEOUT_MS);
   try {
-    response = await postGuarded(
-      url,
-      { headers, body, signal: AbortSignal.any([signal, AbortSignal.timeout(WEBHOOK_TIMEOUT_MS)]) },
-      deps.outbound,
-      WEBHOOK_ANSWER_LIMIT,
-    );
+    response = await postGuarded(url, { headers, body, signal: within.signal }, deps.outbound, WEBHOOK_ANSWER_LIMIT);
   } catch (error) {
     if (error instanceof DestinationRefused) return { ok: false, error: { message: error.message } } as Attempted;
     const outcome = outcomeFromNetworkError(error);
     return { ok: false, error: { message: 'reason' in outcome ? outcome.reason : String(error) } } as Attempted;
+  } finally {
+    within.clear();
   }
   if (response.status >= 200 && response.status < 300) return { ok: true } as Attempted;
   return {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { deadline } from '../deadline.js';
 import { DestinationRefused, fetchGuarded, type OutboundPolicy } from '../outbound.js';
 import {
   outcomeFromHttpStatus,
@@ -74,16 +75,17 @@ export const nonEmptyString = (value: unknown): value is string => typeof value 
 
 /**
  * One attempt's abort signal: the engine's (shutdown, its own deadline) or this provider's timeout, whichever first.
- * `outcomeOf` tells a timeout from the engine's abort, so the reason says which.
+ * `outcomeOf` tells a timeout from the engine's abort, so the reason says which. Made under the engine's call
+ * deadline (engine/deliver.ts), its timer ends with the call (channels/deadline.ts).
  */
 export function attemptDeadline(signal: AbortSignal, timeoutMs: number) {
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timeout = deadline(signal, timeoutMs);
   return {
-    signal: AbortSignal.any([signal, timeout]),
+    signal: timeout.signal,
     /** The outcome of a thrown error, naming a timeout or an abort when that is what happened. */
     outcomeOf(error: unknown): DeliveryOutcome {
       if (signal.aborted) return { kind: 'retry', reason: 'aborted before the provider answered' };
-      if (timeout.aborted) return { kind: 'retry', reason: `timed out after ${timeoutMs} ms` };
+      if (timeout.timedOut) return { kind: 'retry', reason: `timed out after ${timeoutMs} ms` };
       return outcomeFromNetworkError(error);
     },
   };
