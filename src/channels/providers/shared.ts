@@ -204,20 +204,35 @@ export function withoutSecrets(provider: Provider, extraSecretKeys: readonly str
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * The pieces of a vendor config's secrets, per opened config: a delivery batch opens its vendors' configs once
+ * (engine/deliver.ts), so its calls share them instead of splitting every secret again per call.
+ */
+const configSecrets = new WeakMap<Record<string, unknown>, string[]>();
+
 function secretsOf(
   config: Record<string, unknown>,
   extraKeys: readonly string[],
   request: DeliveryRequest | undefined,
 ): string[] {
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(config))
-    if ((SECRET_KEYS.has(key) || extraKeys.includes(key)) && typeof value === 'string') values.push(value);
+  let ofConfig = configSecrets.get(config);
+  if (!ofConfig) {
+    const values: string[] = [];
+    for (const [key, value] of Object.entries(config))
+      if ((SECRET_KEYS.has(key) || extraKeys.includes(key)) && typeof value === 'string') values.push(value);
+    configSecrets.set(config, (ofConfig = secretPieces(values)));
+  }
   // An incoming webhook's URL on the recipient's entry is a credential too.
   const identity = request && channelValue(request.channelIdentity);
   if (extraKeys.includes('url') && isObject(identity) && isObject(identity.incoming_webhook)) {
     const url = identity.incoming_webhook.url;
-    if (typeof url === 'string') values.push(url);
+    if (typeof url === 'string') return secretPieces([url], ofConfig);
   }
+  return ofConfig;
+}
+
+/** Each secret, as it appears inside a JSON string, and its lines; with `more`'s, longest first. */
+function secretPieces(values: string[], more: string[] = []): string[] {
   const pieces = values.flatMap((value) => [
     value,
     // As it appears inside a JSON string (a PEM key's newlines escaped).
@@ -229,7 +244,7 @@ function secretsOf(
   ]);
   // Longest first, so a whole value is replaced before any of its lines. A value under 6 characters is no real
   // secret, and replacing it everywhere would garble the reason.
-  return [...new Set(pieces.filter((piece) => piece.length >= 6))].sort((a, b) => b.length - a.length);
+  return [...new Set([...more, ...pieces.filter((piece) => piece.length >= 6)])].sort((a, b) => b.length - a.length);
 }
 
 export function scrubSecrets(outcome: DeliveryOutcome, secrets: string[]): DeliveryOutcome {
