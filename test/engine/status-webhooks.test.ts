@@ -3,7 +3,13 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
-import { prepareWebhookAttempts } from '../../src/engine/status-webhooks.js';
+import type { Queue } from '../../src/engine/queue.js';
+import {
+  prepareWebhookAttempts,
+  relayWebhookEvents,
+  WEBHOOK_JOB_EVENTS,
+  type WebhookJob,
+} from '../../src/engine/status-webhooks.js';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { closedPort, HttpPeer, type RecordedRequest } from '../support/http-peer.js';
@@ -416,5 +422,71 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
     // Each POST sent the body its first attempt fixed.
     const stored = new Map(delivered.map((row) => [row.id, row.payload]));
     for (const request of peer.requests) expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
+  });
+});
+
+describe('the relay of delivery-status webhook events', () => {
+  const allowed = '127.0.0.1';
+  const t = useTestApp(
+    { OUTBOUND_ALLOWED_HOSTS: allowed },
+    { engine: { renderer: 'templates' }, privateDatabase: true },
+  );
+  let peer: HttpPeer;
+  beforeAll(async () => {
+    peer = await HttpPeer.start();
+  });
+  afterAll(() => peer.close());
+
+  it('relays 30 events as 2 jobs of first attempts, their bodies fixed; a job of 25 takes 1 statement before its POSTs and 1 after', async () => {
+    const ws = await engineWorkspace(t);
+    await liveTemplate(t, ws, 'note', ['inbox']);
+    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
+    const recipients = Array.from({ length: 30 }, (_, i) => `relay-${i}`);
+    const execution = (await trigger(t, ws, { workflow: 'notify', recipients })).json().message_id as string;
+    await settledMessages(t, ws, execution, recipients.length);
+    const runtime = t().engineRuntime!;
+    await runtime.stop();
+    const endpoint = await addEndpoint(t, ws, `${peer.url}/relayed`, ['message.read']);
+    await sql`update messages set status = 'read', read_at = now() where execution_id = ${execution}`.execute(t().db);
+    // The relay's jobs, as it queues them (in its transaction).
+    const sent: { data: WebhookJob }[] = [];
+    const queue = {
+      sendMany: async (_db: unknown, _name: string, jobs: { data: WebhookJob }[]) => void sent.push(...jobs),
+    } as unknown as Queue;
+    expect(await relayWebhookEvents(t().db, queue)).toBe(30);
+    expect(sent.map((job) => [job.data.attempt, 'deliveryIds' in job.data && job.data.deliveryIds.length])).toEqual([
+      [1, WEBHOOK_JOB_EVENTS],
+      [1, 30 - WEBHOOK_JOB_EVENTS],
+    ]);
+    const events = await deliveriesOf(t, endpoint.id);
+    expect(events.filter((row) => row.queued_at !== null && row.payload !== null)).toHaveLength(30);
+    expect(await relayWebhookEvents(t().db, queue)).toBe(0);
+
+    const deps = {
+      db: t().db,
+      queue: runtime.queue,
+      secretBox: t().secretBox,
+      outbound: outboundPolicy({ allowedHosts: allowed }),
+      now: Date.now,
+    };
+    const job = sent[0]!.data;
+    t().queries.reset();
+    const attempt = await prepareWebhookAttempts(deps, [job]);
+    expect(t().queries.count).toBe(1);
+    t().queries.reset();
+    await attempt(job, AbortSignal.timeout(10_000));
+    expect(t().queries.count).toBe(1);
+    const ids = new Set('deliveryIds' in job ? job.deliveryIds : []);
+    const after = await deliveriesOf(t, endpoint.id);
+    expect(after.filter((row) => row.status === 'delivered').map((row) => row.id)).toEqual(
+      after.filter((row) => ids.has(row.id)).map((row) => row.id),
+    );
+    // Each POST sent the body the relay fixed, signed as the standardwebhooks package verifies it.
+    const stored = new Map(after.map((row) => [row.id, row.payload]));
+    expect(peer.requests).toHaveLength(WEBHOOK_JOB_EVENTS);
+    for (const request of peer.requests) {
+      expect(verified(endpoint.secret, request).type).toBe('message.read');
+      expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
+    }
   });
 });
