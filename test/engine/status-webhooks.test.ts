@@ -361,7 +361,12 @@ describe('delivery-status webhooks and the outbound guard', () => {
   });
 });
 
-describe('a fetched batch of delivery-status webhook attempts', () => {
+/**
+ * A test app of its own (its worker is stopped for good by `eventsWaiting`) and a receiver: `eventsWaiting(names,
+ * path)` settles a trigger's inbox messages for `names`, stops the worker, adds an endpoint at `path` for
+ * `message.read` and marks the messages read: their events wait in the outbox for what the test does with them.
+ */
+function withoutWorker() {
   const allowed = '127.0.0.1';
   const t = useTestApp(
     { OUTBOUND_ALLOWED_HOSTS: allowed },
@@ -372,21 +377,16 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
     peer = await HttpPeer.start();
   });
   afterAll(() => peer.close());
-
-  it('reads, fixes the bodies of and records 1 event in the same statements as 7, the bodies before any POST', async () => {
+  const eventsWaiting = async (recipients: string[], path: string) => {
     const ws = await engineWorkspace(t);
     await liveTemplate(t, ws, 'note', ['inbox']);
     await liveWorkflow(t, ws, 'notify', [inbox('note')]);
-    const recipients = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => `batch-${name}`);
     const execution = (await trigger(t, ws, { workflow: 'notify', recipients })).json().message_id as string;
     await settledMessages(t, ws, execution, recipients.length);
-    // No worker from here on: the events wait in the outbox for the attempts made below.
     const runtime = t().engineRuntime!;
     await runtime.stop();
-    const endpoint = await addEndpoint(t, ws, `${peer.url}/batch`, ['message.read']);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}${path}`, ['message.read']);
     await sql`update messages set status = 'read', read_at = now() where execution_id = ${execution}`.execute(t().db);
-    const events = await deliveriesOf(t, endpoint.id);
-    expect(events).toHaveLength(recipients.length);
     const deps = {
       db: t().db,
       queue: runtime.queue,
@@ -394,6 +394,19 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
       outbound: outboundPolicy({ allowedHosts: allowed }),
       now: Date.now,
     };
+    return { endpoint, events: await deliveriesOf(t, endpoint.id), deps };
+  };
+  return { t, peer: () => peer, eventsWaiting };
+}
+
+describe('a fetched batch of delivery-status webhook attempts', () => {
+  const { t, peer: receiver, eventsWaiting } = withoutWorker();
+
+  it('reads, fixes the bodies of and records 1 event in the same statements as 7, the bodies before any POST', async () => {
+    const recipients = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => `batch-${name}`);
+    const peer = receiver();
+    const { endpoint, events, deps } = await eventsWaiting(recipients, '/batch');
+    expect(events).toHaveLength(recipients.length);
     const statements: { before: number; after: number }[] = [];
     for (const batch of [events.slice(0, 1), events.slice(1)]) {
       t().queries.reset();
@@ -426,28 +439,14 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
 });
 
 describe('the relay of delivery-status webhook events', () => {
-  const allowed = '127.0.0.1';
-  const t = useTestApp(
-    { OUTBOUND_ALLOWED_HOSTS: allowed },
-    { engine: { renderer: 'templates' }, privateDatabase: true },
-  );
-  let peer: HttpPeer;
-  beforeAll(async () => {
-    peer = await HttpPeer.start();
-  });
-  afterAll(() => peer.close());
+  const { t, peer: receiver, eventsWaiting } = withoutWorker();
 
   it('relays 30 events as 2 jobs of first attempts, their bodies fixed; a job of 25 takes 1 statement before its POSTs and 1 after', async () => {
-    const ws = await engineWorkspace(t);
-    await liveTemplate(t, ws, 'note', ['inbox']);
-    await liveWorkflow(t, ws, 'notify', [inbox('note')]);
-    const recipients = Array.from({ length: 30 }, (_, i) => `relay-${i}`);
-    const execution = (await trigger(t, ws, { workflow: 'notify', recipients })).json().message_id as string;
-    await settledMessages(t, ws, execution, recipients.length);
-    const runtime = t().engineRuntime!;
-    await runtime.stop();
-    const endpoint = await addEndpoint(t, ws, `${peer.url}/relayed`, ['message.read']);
-    await sql`update messages set status = 'read', read_at = now() where execution_id = ${execution}`.execute(t().db);
+    const peer = receiver();
+    const { endpoint, deps } = await eventsWaiting(
+      Array.from({ length: 30 }, (_, i) => `relay-${i}`),
+      '/relayed',
+    );
     // The relay's jobs, as it queues them (in its transaction).
     const sent: { data: WebhookJob }[] = [];
     const queue = {
@@ -461,14 +460,6 @@ describe('the relay of delivery-status webhook events', () => {
     const events = await deliveriesOf(t, endpoint.id);
     expect(events.filter((row) => row.queued_at !== null && row.payload !== null)).toHaveLength(30);
     expect(await relayWebhookEvents(t().db, queue)).toBe(0);
-
-    const deps = {
-      db: t().db,
-      queue: runtime.queue,
-      secretBox: t().secretBox,
-      outbound: outboundPolicy({ allowedHosts: allowed }),
-      now: Date.now,
-    };
     const job = sent[0]!.data;
     t().queries.reset();
     const attempt = await prepareWebhookAttempts(deps, [job]);
