@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DestinationRefused, postGuarded, type OutboundPolicy } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
 import type { PGlite } from '@electric-sql/pglite';
@@ -44,6 +45,12 @@ const LONGEST_RETRY_MS = 60 * 60_000;
 export const WEBHOOK_CHANNEL = 'herald_webhooks';
 export const RELAY_FALLBACK_MS = 30_000;
 const RELAY_BATCH = 500;
+/**
+ * A busy outbox is relayed at most this often: the events written meanwhile make the next pass's batch, and its jobs,
+ * larger, instead of a pass (a transaction, a job) for every event or two. The first pass after a quiet spell, and
+ * the pass after a full batch, go at once.
+ */
+export const RELAY_GATHER_MS = 50;
 /**
  * The most first attempts one job carries: the relay queues its batch in slices of this many. A worker's slot fetches
  * WEBHOOK_FETCH jobs at once and posts their events side by side: at most 100 POSTs in flight per slot.
@@ -139,15 +146,20 @@ export function startWebhookRelay(deps: {
       wake = done;
     });
   const pass = async () => {
+    let last = -Infinity;
     while (!stop.aborted) {
+      const gather = last + RELAY_GATHER_MS - Date.now();
+      if (gather > 0) await delay(gather, undefined, { signal: stop }).catch(() => {});
       asked = false;
+      last = Date.now();
       let moved = 0;
       try {
         moved = await relayWebhookEvents(deps.db, deps.queue);
       } catch (error) {
         if (!stop.aborted) deps.log.error({ err: error }, 'webhook relay pass failed; the next one tries again');
       }
-      if (moved < RELAY_BATCH) await nextCall();
+      if (moved === RELAY_BATCH) last = -Infinity;
+      else await nextCall();
     }
     await listener.stop();
   };
