@@ -6,7 +6,9 @@ import { outboundPolicy } from '../../src/channels/outbound.js';
 import type { Queue } from '../../src/engine/queue.js';
 import {
   prepareWebhookAttempts,
+  RELAY_GATHER_MS,
   relayWebhookEvents,
+  startWebhookRelay,
   WEBHOOK_JOB_EVENTS,
   type WebhookJob,
 } from '../../src/engine/status-webhooks.js';
@@ -479,5 +481,46 @@ describe('the relay of delivery-status webhook events', () => {
       expect(verified(endpoint.secret, request).type).toBe('message.read');
       expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
     }
+  });
+
+  it('relays a busy outbox at most every RELAY_GATHER_MS', async () => {
+    const ws = await engineWorkspace(t);
+    const runtime = t().engineRuntime!;
+    await runtime.stop();
+    const endpoint = await addEndpoint(t, ws, `${receiver().url}/gathered`, ['message.read']);
+    // A relay of its own, its passes timed where they queue their jobs.
+    const passes: number[] = [];
+    const stopping = new AbortController();
+    const queue = {
+      stopSignal: stopping.signal,
+      sendMany: async () => void passes.push(performance.now()),
+    } as unknown as Queue;
+    await startWebhookRelay({ db: t().db, queue, log: console, listen: runtime.queue.database });
+    const event = (i: number) =>
+      sql`insert into webhook_deliveries (id, workspace_id, endpoint_id, message_id, type, occurred_at)
+        values (${`msg_gathered${i}`}, ${ws.workspaceId}, ${endpoint.id}, ${`gone${i}`}, 'message.read', now())`.execute(
+        t().db,
+      );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await event(0);
+      await waitFor(async () => passes.length === 1, 5000, 'the first event relayed');
+      for (let i = 1; i <= 30; i += 1) {
+        await event(i);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await waitFor(
+        async () => (await deliveriesOf(t, endpoint.id)).every((row) => row.queued_at !== null && row.payload !== null),
+        5000,
+        'every event relayed',
+      );
+    } finally {
+      stopping.abort();
+    }
+    // At least two passes, spaced: their starts are RELAY_GATHER_MS apart or more (a pass queues its jobs a few ms
+    // after it starts, so one gap alone may be shorter).
+    expect(passes.length).toBeGreaterThan(1);
+    expect(passes.length).toBeLessThan(30);
+    expect((passes.at(-1)! - passes[0]!) / (passes.length - 1)).toBeGreaterThan(RELAY_GATHER_MS - 5);
   });
 });
