@@ -185,7 +185,7 @@ const signingKey = (secret: string) =>
 /**
  * The Standard Webhooks signature of an attempt, as the `standardwebhooks` package's `Webhook.sign` makes it (`v1,` +
  * base64 HMAC-SHA256 of `id.timestamp.body`), with node's HMAC: the package's own SHA-256, in JavaScript, cost about
- * 60 µs per event (BENCHMARKS.md, "Delivery-status webhooks: batched first attempts").
+ * 70 µs per event (BENCHMARKS.md, "Delivery-status webhooks: batched first attempts").
  */
 export function webhookSignature(key: Buffer, id: string, seconds: number, body: string) {
   return `v1,${createHmac('sha256', key).update(`${id}.${seconds}.${body}`).digest('base64')}`;
