@@ -17,7 +17,7 @@ import { jobHandler, type After, type JobWork } from './job-handler.js';
 import { deliveryQueue, PROVIDER_CHANNELS, QUEUES, type Queue, type QueueName, type QueuedJob } from './queue.js';
 import { fanOutPage, listFanOutPage, type FanoutJob, type ListFanoutJob } from './recipients.js';
 import { startTriggerBatch, startTriggerJobAlone, type QueuedTriggerData } from './trigger-jobs.js';
-import { prepareWebhookAttempts, startWebhookRelay, type WebhookJob } from './status-webhooks.js';
+import { prepareWebhookAttempts, startWebhookRelay, WEBHOOK_FETCH, type WebhookJob } from './status-webhooks.js';
 import { workRetention } from './retention.js';
 import {
   RUN_BATCH_SIZE,
@@ -194,12 +194,13 @@ export class Engine {
           parallel: true,
         }),
       );
-    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and one attempt per job, a fetched batch's
-    // reads, bodies and delivered records together. `parallel` is required: each attempt's record waits for the others.
+    // Delivery-status webhooks (engine/status-webhooks.ts): the outbox relay, and up to WEBHOOK_JOB_EVENTS first
+    // attempts per job (a retry, one), a fetched batch's reads and delivered records together. `parallel` is required:
+    // each attempt's record waits for the others.
     const webhooks = { db, queue, secretBox: this.options.secretBox, outbound, now: this.now };
     await queue.work<WebhookJob>(
       QUEUES.webhook,
-      BATCH(concurrency),
+      BATCH(concurrency, WEBHOOK_FETCH),
       handler(QUEUES.webhook, {
         batch: async (jobs) => {
           const attempt = await prepareWebhookAttempts(

@@ -1,4 +1,5 @@
-import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { deadline } from '../channels/deadline.js';
 import { DestinationRefused, postGuarded, type OutboundPolicy } from '../channels/outbound.js';
 import { outcomeFromNetworkError } from '../channels/provider.js';
@@ -8,9 +9,10 @@ import { NotifyListener } from '../db/notify-listener.js';
 import type { Sealer } from '../domain/vendor-secrets.js';
 import {
   anyUnqueuedDelivery,
-  claimUnqueuedDeliveries,
   findDeliveriesWithEndpoints,
   fixDeliveryPayloads,
+  markDeliveriesQueued,
+  pickUnqueuedDeliveries,
   recordDeliveredAttempts,
   recordDeliveryAttempt,
   type DeliveryWithEndpoint,
@@ -22,9 +24,10 @@ import { QUEUES, type Queue } from './queue.js';
 
 /**
  * Delivery-status webhooks out (docs/webhooks.md). The messages trigger (migrations/2026-11-27T70-webhook-endpoints.ts)
- * writes each event into the outbox in the transaction of the status change it reports; the relay moves the outbox
- * into the durable queue; a job posts one event to its endpoint, signed as Standard Webhooks, and on failure queues
- * its next attempt with backoff until 24 h after the event. Every attempt carries the event's id as `webhook-id`.
+ * writes each event into the outbox in the transaction of the status change it reports; the relay fixes the events'
+ * bodies and moves them into the durable queue, WEBHOOK_JOB_EVENTS first attempts a job; a job posts its events to
+ * their endpoints, signed as Standard Webhooks, and a failed one queues its next attempt (a job of its own) with
+ * backoff until 24 h after the event. Every attempt carries the event's id as `webhook-id`.
  */
 
 /** How long one attempt may take, connection to answer. */
@@ -43,6 +46,18 @@ const LONGEST_RETRY_MS = 60 * 60_000;
 export const WEBHOOK_CHANNEL = 'herald_webhooks';
 export const RELAY_FALLBACK_MS = 30_000;
 const RELAY_BATCH = 500;
+/**
+ * A busy outbox is relayed at most this often: the events written meanwhile make the next pass's batch, and its jobs,
+ * larger, instead of a pass (a transaction, a job) for every event or two. The first pass after a quiet spell, and
+ * the pass after a full batch, go at once.
+ */
+export const RELAY_GATHER_MS = 50;
+/**
+ * The most first attempts one job carries: the relay queues its batch in slices of this many. A worker's slot fetches
+ * WEBHOOK_FETCH jobs at once and posts their events side by side: at most 100 POSTs in flight per slot.
+ */
+export const WEBHOOK_JOB_EVENTS = 25;
+export const WEBHOOK_FETCH = 4;
 const KEPT_ANSWER_CHARS = 1000;
 
 /** The wait before attempt `attempt + 1`: 2.5–5 s, then doubling up to an hour, with jitter. */
@@ -51,30 +66,45 @@ export function webhookRetryDelayMs(attempt: number, random = Math.random()) {
   return Math.round(ceiling * (0.5 + random / 2));
 }
 
-export interface WebhookJob {
-  deliveryId: string;
-  attempt: number;
-}
+/**
+ * A job's attempts: the first attempts of up to WEBHOOK_JOB_EVENTS events (the relay's), or one event's later attempt
+ * (`deliveryId`: a retry, and every job queued before first attempts were batched).
+ */
+export type WebhookJob = { deliveryIds: string[]; attempt: 1 } | { deliveryId: string; attempt: number };
 
-const jobOf = (deliveryId: string, attempt: number, startAfter?: Date) => ({
+const deliveryIdsOf = (job: WebhookJob) => ('deliveryIds' in job ? job.deliveryIds : [job.deliveryId]);
+
+const retryJob = (deliveryId: string, attempt: number, startAfter: Date) => ({
   data: { deliveryId, attempt } satisfies WebhookJob,
-  options: { id: jobId('webhook', deliveryId, attempt), ...(startAfter ? { startAfter } : {}) },
+  options: { id: jobId('webhook', deliveryId, attempt), startAfter },
+});
+
+/** An event is in one first-attempt job only: its first event names it. */
+const firstAttemptsJob = (deliveryIds: string[]) => ({
+  data: { deliveryIds, attempt: 1 } satisfies WebhookJob,
+  options: { id: jobId('webhook', deliveryIds[0]!, 1) },
 });
 
 /**
- * Moves up to RELAY_BATCH outbox events into the queue, in one transaction; how many it moved. An empty outbox (no
- * endpoint, or all queued) costs one read and no transaction.
+ * Moves up to RELAY_BATCH outbox events into the queue, in one transaction, their bodies built from their messages
+ * and fixed as they are marked queued; how many it moved. An empty outbox (no endpoint, or all queued) costs one read
+ * and no transaction.
  */
 export async function relayWebhookEvents(db: Db, queue: Queue) {
   if (!(await anyUnqueuedDelivery(db))) return 0;
   return db.transaction().execute(async (trx) => {
-    const ids = await claimUnqueuedDeliveries(trx, RELAY_BATCH);
-    await queue.sendMany(
+    const picked = await pickUnqueuedDeliveries(trx, RELAY_BATCH);
+    if (picked.length === 0) return 0;
+    const bodies = await webhookEventBodies(trx, picked);
+    await markDeliveriesQueued(
       trx,
-      QUEUES.webhook,
-      ids.map((id) => jobOf(id, 1)),
+      picked.map((row) => ({ id: row.id, payload: bodies.get(row.id)! })),
     );
-    return ids.length;
+    const jobs = [];
+    for (let i = 0; i < picked.length; i += WEBHOOK_JOB_EVENTS)
+      jobs.push(firstAttemptsJob(picked.slice(i, i + WEBHOOK_JOB_EVENTS).map((row) => row.id)));
+    await queue.sendMany(trx, QUEUES.webhook, jobs);
+    return picked.length;
   });
 }
 
@@ -117,15 +147,20 @@ export function startWebhookRelay(deps: {
       wake = done;
     });
   const pass = async () => {
+    let last = -Infinity;
     while (!stop.aborted) {
+      const gather = last + RELAY_GATHER_MS - Date.now();
+      if (gather > 0) await delay(gather, undefined, { signal: stop }).catch(() => {});
       asked = false;
+      last = Date.now();
       let moved = 0;
       try {
         moved = await relayWebhookEvents(deps.db, deps.queue);
       } catch (error) {
         if (!stop.aborted) deps.log.error({ err: error }, 'webhook relay pass failed; the next one tries again');
       }
-      if (moved < RELAY_BATCH) await nextCall();
+      if (moved === RELAY_BATCH) last = -Infinity;
+      else await nextCall();
     }
     await listener.stop();
   };
@@ -144,15 +179,28 @@ export interface WebhookDeps {
 
 type Attempted = { ok: true } | { ok: false; error: Record<string, unknown> };
 
-/** One POST of the event, signed now with the endpoint's current secret. */
-async function post(deps: WebhookDeps, url: string, secret: string, id: string, body: string, signal: AbortSignal) {
-  const timestamp = new Date(deps.now());
+/** An endpoint's signing key: its secret (`whsec_` + base64) decoded. */
+const signingKey = (secret: string) =>
+  Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+
+/**
+ * The Standard Webhooks signature of an attempt, as the `standardwebhooks` package's `Webhook.sign` makes it (`v1,` +
+ * base64 HMAC-SHA256 of `id.timestamp.body`), with node's HMAC: the package's own SHA-256, in JavaScript, cost about
+ * 70 µs per event (BENCHMARKS.md, "Delivery-status webhooks: batched first attempts").
+ */
+export function webhookSignature(key: Buffer, id: string, seconds: number, body: string) {
+  return `v1,${createHmac('sha256', key).update(`${id}.${seconds}.${body}`).digest('base64')}`;
+}
+
+/** One POST of the event, signed now with the endpoint's current secret (its decoded `key`). */
+async function post(deps: WebhookDeps, url: string, key: Buffer, id: string, body: string, signal: AbortSignal) {
+  const seconds = Math.floor(deps.now() / 1000);
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'Herald-Webhooks',
     'webhook-id': id,
-    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(id, timestamp, body),
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': webhookSignature(key, id, seconds, body),
   };
   let response: { status: number; answer: string };
   const within = deadline(signal, WEBHOOK_TIMEOUT_MS);
@@ -177,17 +225,18 @@ async function post(deps: WebhookDeps, url: string, secret: string, id: string, 
 }
 
 /**
- * A fetched batch of attempts, one job each (a single job is a batch of one). Before any POST, in a fixed number of
- * statements whatever the batch: the deliveries with their endpoints read, the bodies of first attempts built from
- * their messages and fixed. Answers each job's attempt; the batch's attempts run side by side (a slow receiver holds
- * its own event, and the batch), and those delivered are recorded together once every attempt has its answer.
+ * A fetched batch of jobs' attempts (a single job is a batch of one). Before any POST, in a fixed number of
+ * statements whatever the batch: the deliveries with their endpoints read (one statement, when the relay fixed their
+ * bodies); the bodies of first attempts queued without one (before the relay fixed them) built from their messages
+ * and fixed (two more). Answers each job's attempts; the batch's attempts run side by side (a slow receiver holds its
+ * own event, and the batch), and those delivered are recorded together once every attempt has its answer.
  */
 export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob[]) {
   const { db } = deps;
-  const wanted = new Set(jobs.map((job) => `${job.deliveryId}:${job.attempt}`));
-  // A job run again (its worker lost) finds its attempt recorded and does nothing, or posts again with the same id:
-  // at least once, never skipped.
-  const rows = (await findDeliveriesWithEndpoints(db, [...new Set(jobs.map((job) => job.deliveryId))])).filter(
+  const wanted = new Set(jobs.flatMap((job) => deliveryIdsOf(job).map((id) => `${id}:${job.attempt}`)));
+  // A job run again (its worker lost) finds its attempts recorded and does nothing for them, or posts again with the
+  // same id: at least once, never skipped.
+  const rows = (await findDeliveriesWithEndpoints(db, [...new Set(jobs.flatMap(deliveryIdsOf))])).filter(
     (row) => row.status === 'pending' && wanted.has(`${row.id}:${row.attempts + 1}`),
   );
   const unfixed = rows.filter((row) => row.endpoint_active && row.payload === null);
@@ -198,11 +247,22 @@ export async function prepareWebhookAttempts(deps: WebhookDeps, jobs: WebhookJob
   );
   const ready = new Map(rows.map((row) => [row.id, { row, body: row.payload ?? fixed.get(row.id) }]));
   const delivered = deliveredTogether(db, ready.size, deps.queue.stopSignal);
-  return (job: WebhookJob, signal: AbortSignal) => {
-    const found = ready.get(job.deliveryId);
-    return found && found.row.attempts === job.attempt - 1
-      ? attemptWebhook(deps, job.attempt, found.row, found.body, delivered, signal)
-      : Promise.resolve();
+  // Each endpoint's secret opened once per batch, not once per event (about 45 µs each).
+  const keys = new Map<string, Buffer>();
+  const keyOf = (sealed: string) => {
+    let key = keys.get(sealed);
+    if (!key) keys.set(sealed, (key = signingKey(deps.secretBox.decrypt(sealed))));
+    return key;
+  };
+  return async (job: WebhookJob, signal: AbortSignal) => {
+    await Promise.all(
+      deliveryIdsOf(job).map((id) => {
+        const found = ready.get(id);
+        return found && found.row.attempts === job.attempt - 1
+          ? attemptWebhook(deps, job.attempt, found.row, found.body, keyOf, delivered, signal)
+          : undefined;
+      }),
+    );
   };
 }
 
@@ -240,6 +300,7 @@ async function attemptWebhook(
   attempt: number,
   row: DeliveryWithEndpoint,
   body: string | null | undefined,
+  keyOf: (sealed: string) => Buffer,
   delivered: ReturnType<typeof deliveredTogether>,
   signal: AbortSignal,
 ) {
@@ -255,7 +316,7 @@ async function attemptWebhook(
     }
     // No body fixed: the delivery went with its endpoint, deleted since it was read.
     if (!body) return;
-    attempted = await post(deps, row.url, deps.secretBox.decrypt(row.secret), row.id, body, signal);
+    attempted = await post(deps, row.url, keyOf(row.secret), row.id, body, signal);
   } finally {
     delivered.answered(attempted?.ok ? { id: row.id, attempt } : undefined);
   }
@@ -274,7 +335,7 @@ async function attemptWebhook(
           error: attempted.error,
         });
         if (!recorded || givenUp) return;
-        const next = jobOf(row.id, attempt + 1, new Date(deps.now() + wait));
+        const next = retryJob(row.id, attempt + 1, new Date(deps.now() + wait));
         await deps.queue.send(trx, QUEUES.webhook, next.data, next.options);
       }),
     stopping,

@@ -17,15 +17,28 @@ export async function anyUnqueuedDelivery(db: Db) {
   return row !== undefined;
 }
 
-/** Marks up to `limit` events not yet queued (skipping those another relay holds) and returns their ids. */
-export async function claimUnqueuedDeliveries(trx: Trx, limit: number) {
-  const rows = await sql<{ id: string }>`
-    update webhook_deliveries d set queued_at = now()
-    from (select id from webhook_deliveries where queued_at is null order by created_at limit ${limit}
-          for update skip locked) as picked
-    where d.id = picked.id
-    returning d.id`.execute(trx);
-  return rows.rows.map((row) => row.id);
+/**
+ * Up to `limit` events not yet queued, oldest first, locked for the relay's transaction (skipping those another relay
+ * holds): what their bodies are built from.
+ */
+export function pickUnqueuedDeliveries(trx: Trx, limit: number) {
+  return trx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'message_id', 'type', 'occurred_at'])
+    .where('queued_at', 'is', null)
+    .orderBy('created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Marks picked events queued with the bodies their attempts send, in one statement (a body already fixed wins). */
+export async function markDeliveriesQueued(trx: Trx, payloads: { id: string; payload: string }[]) {
+  if (payloads.length === 0) return;
+  await sql`update webhook_deliveries d set queued_at = now(), payload = coalesce(d.payload, w.payload)
+    from jsonb_to_recordset(${JSON.stringify(payloads)}::jsonb) as w(id text, payload text)
+    where d.id = w.id and d.id = any(${payloads.map((p) => p.id)}::text[])`.execute(trx);
 }
 
 /** A delivery with its endpoint's URL, state and sealed secret. */
@@ -47,8 +60,8 @@ export function findDeliveriesWithEndpoints(db: Db, ids: string[]) {
 }
 
 /**
- * Fixes the bodies first attempts send, in one statement; a body already fixed (by an earlier try of the same
- * attempt) wins. Answers the body each delivery sends.
+ * Fixes the bodies first attempts send, in one statement, for events queued without one (before the relay fixed
+ * them); a body already fixed (by an earlier try of the same attempt) wins. Answers the body each delivery sends.
  */
 export async function fixDeliveryPayloads(db: Db, payloads: { id: string; payload: string }[]) {
   if (payloads.length === 0) return new Map<string, string>();

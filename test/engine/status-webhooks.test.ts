@@ -3,7 +3,15 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outboundPolicy } from '../../src/channels/outbound.js';
-import { prepareWebhookAttempts } from '../../src/engine/status-webhooks.js';
+import type { Queue } from '../../src/engine/queue.js';
+import {
+  prepareWebhookAttempts,
+  RELAY_GATHER_MS,
+  relayWebhookEvents,
+  startWebhookRelay,
+  WEBHOOK_JOB_EVENTS,
+  type WebhookJob,
+} from '../../src/engine/status-webhooks.js';
 import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { closedPort, HttpPeer, type RecordedRequest } from '../support/http-peer.js';
@@ -355,7 +363,12 @@ describe('delivery-status webhooks and the outbound guard', () => {
   });
 });
 
-describe('a fetched batch of delivery-status webhook attempts', () => {
+/**
+ * A test app of its own (its worker is stopped for good by `eventsWaiting`) and a receiver: `eventsWaiting(names,
+ * path)` settles a trigger's inbox messages for `names`, stops the worker, adds an endpoint at `path` for
+ * `message.read` and marks the messages read: their events wait in the outbox for what the test does with them.
+ */
+function withoutWorker() {
   const allowed = '127.0.0.1';
   const t = useTestApp(
     { OUTBOUND_ALLOWED_HOSTS: allowed },
@@ -366,21 +379,16 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
     peer = await HttpPeer.start();
   });
   afterAll(() => peer.close());
-
-  it('reads, fixes the bodies of and records 1 event in the same statements as 7, the bodies before any POST', async () => {
+  const eventsWaiting = async (recipients: string[], path: string) => {
     const ws = await engineWorkspace(t);
     await liveTemplate(t, ws, 'note', ['inbox']);
     await liveWorkflow(t, ws, 'notify', [inbox('note')]);
-    const recipients = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => `batch-${name}`);
     const execution = (await trigger(t, ws, { workflow: 'notify', recipients })).json().message_id as string;
     await settledMessages(t, ws, execution, recipients.length);
-    // No worker from here on: the events wait in the outbox for the attempts made below.
     const runtime = t().engineRuntime!;
     await runtime.stop();
-    const endpoint = await addEndpoint(t, ws, `${peer.url}/batch`, ['message.read']);
+    const endpoint = await addEndpoint(t, ws, `${peer.url}${path}`, ['message.read']);
     await sql`update messages set status = 'read', read_at = now() where execution_id = ${execution}`.execute(t().db);
-    const events = await deliveriesOf(t, endpoint.id);
-    expect(events).toHaveLength(recipients.length);
     const deps = {
       db: t().db,
       queue: runtime.queue,
@@ -388,6 +396,19 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
       outbound: outboundPolicy({ allowedHosts: allowed }),
       now: Date.now,
     };
+    return { endpoint, events: await deliveriesOf(t, endpoint.id), deps };
+  };
+  return { t, peer: () => peer, eventsWaiting };
+}
+
+describe('a fetched batch of delivery-status webhook attempts', () => {
+  const { t, peer: receiver, eventsWaiting } = withoutWorker();
+
+  it('reads, fixes the bodies of and records 1 event in the same statements as 7, the bodies before any POST', async () => {
+    const recipients = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => `batch-${name}`);
+    const peer = receiver();
+    const { endpoint, events, deps } = await eventsWaiting(recipients, '/batch');
+    expect(events).toHaveLength(recipients.length);
     const statements: { before: number; after: number }[] = [];
     for (const batch of [events.slice(0, 1), events.slice(1)]) {
       t().queries.reset();
@@ -416,5 +437,90 @@ describe('a fetched batch of delivery-status webhook attempts', () => {
     // Each POST sent the body its first attempt fixed.
     const stored = new Map(delivered.map((row) => [row.id, row.payload]));
     for (const request of peer.requests) expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
+  });
+});
+
+describe('the relay of delivery-status webhook events', () => {
+  const { t, peer: receiver, eventsWaiting } = withoutWorker();
+
+  it('relays 30 events as 2 jobs of first attempts, their bodies fixed; a job of 25 takes 1 statement before its POSTs and 1 after', async () => {
+    const peer = receiver();
+    const { endpoint, deps } = await eventsWaiting(
+      Array.from({ length: 30 }, (_, i) => `relay-${i}`),
+      '/relayed',
+    );
+    // The relay's jobs, as it queues them (in its transaction).
+    const sent: { data: WebhookJob }[] = [];
+    const queue = {
+      sendMany: async (_db: unknown, _name: string, jobs: { data: WebhookJob }[]) => void sent.push(...jobs),
+    } as unknown as Queue;
+    expect(await relayWebhookEvents(t().db, queue)).toBe(30);
+    expect(sent.map((job) => [job.data.attempt, 'deliveryIds' in job.data && job.data.deliveryIds.length])).toEqual([
+      [1, WEBHOOK_JOB_EVENTS],
+      [1, 30 - WEBHOOK_JOB_EVENTS],
+    ]);
+    const events = await deliveriesOf(t, endpoint.id);
+    expect(events.filter((row) => row.queued_at !== null && row.payload !== null)).toHaveLength(30);
+    expect(await relayWebhookEvents(t().db, queue)).toBe(0);
+    const job = sent[0]!.data;
+    t().queries.reset();
+    const attempt = await prepareWebhookAttempts(deps, [job]);
+    expect(t().queries.count).toBe(1);
+    t().queries.reset();
+    await attempt(job, AbortSignal.timeout(10_000));
+    expect(t().queries.count).toBe(1);
+    const ids = new Set('deliveryIds' in job ? job.deliveryIds : []);
+    const after = await deliveriesOf(t, endpoint.id);
+    expect(after.filter((row) => row.status === 'delivered').map((row) => row.id)).toEqual(
+      after.filter((row) => ids.has(row.id)).map((row) => row.id),
+    );
+    // Each POST sent the body the relay fixed, signed as the standardwebhooks package verifies it.
+    const stored = new Map(after.map((row) => [row.id, row.payload]));
+    expect(peer.requests).toHaveLength(WEBHOOK_JOB_EVENTS);
+    for (const request of peer.requests) {
+      expect(verified(endpoint.secret, request).type).toBe('message.read');
+      expect(request.text).toBe(stored.get(String(request.headers['webhook-id'])));
+    }
+  });
+
+  it('relays a busy outbox at most every RELAY_GATHER_MS', async () => {
+    const ws = await engineWorkspace(t);
+    const runtime = t().engineRuntime!;
+    await runtime.stop();
+    const endpoint = await addEndpoint(t, ws, `${receiver().url}/gathered`, ['message.read']);
+    // A relay of its own, its passes timed where they queue their jobs.
+    const passes: number[] = [];
+    const stopping = new AbortController();
+    const queue = {
+      stopSignal: stopping.signal,
+      sendMany: async () => void passes.push(performance.now()),
+    } as unknown as Queue;
+    await startWebhookRelay({ db: t().db, queue, log: console, listen: runtime.queue.database });
+    const event = (i: number) =>
+      sql`insert into webhook_deliveries (id, workspace_id, endpoint_id, message_id, type, occurred_at)
+        values (${`msg_gathered${i}`}, ${ws.workspaceId}, ${endpoint.id}, ${`gone${i}`}, 'message.read', now())`.execute(
+        t().db,
+      );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await event(0);
+      await waitFor(async () => passes.length === 1, 5000, 'the first event relayed');
+      for (let i = 1; i <= 30; i += 1) {
+        await event(i);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await waitFor(
+        async () => (await deliveriesOf(t, endpoint.id)).every((row) => row.queued_at !== null && row.payload !== null),
+        5000,
+        'every event relayed',
+      );
+    } finally {
+      stopping.abort();
+    }
+    // At least two passes, spaced: their starts are RELAY_GATHER_MS apart or more (a pass queues its jobs a few ms
+    // after it starts, so one gap alone may be shorter).
+    expect(passes.length).toBeGreaterThan(1);
+    expect(passes.length).toBeLessThan(30);
+    expect((passes.at(-1)! - passes[0]!) / (passes.length - 1)).toBeGreaterThan(RELAY_GATHER_MS - 5);
   });
 });
