@@ -180,7 +180,7 @@ export interface WebhookDeps {
 type Attempted = { ok: true } | { ok: false; error: Record<string, unknown> };
 
 /** An endpoint's signing key: its secret (`whsec_` + base64) decoded. */
-const signingKey = (secret: string) =>
+export const signingKey = (secret: string) =>
   Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
 
 /**
