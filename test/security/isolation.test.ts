@@ -127,10 +127,11 @@ describe('isolation between workspaces, on every route of both surfaces', { time
         // A refused item of a bulk answer (207) is the server's own wording, as its 4xx would be: not data.
         const itemStatus = (current as { status_code?: unknown }).status_code;
         if (typeof itemStatus === 'number' && itemStatus >= 300) continue;
-        // Validation messages are the server's own wording, the same for every workspace: not data.
+        // Validation messages (a workflow's `validation_result`, a template's pre-commit `errors`) are the server's
+        // own wording, the same for every workspace: not data. A workspace's tagged values in them are still caught.
         stack.push(
           ...Object.entries(current)
-            .filter(([key]) => key !== 'validation_result')
+            .filter(([key]) => key !== 'validation_result' && key !== 'errors')
             .map(([, v]) => v),
         );
       }
