@@ -88,12 +88,18 @@ const WOKEN_BY_SENDER: readonly QueueName[] = [QUEUES.trigger];
 const WAKE_INTERVAL_MS = 5;
 /**
  * On the embedded engine the API and the worker share one thread and PGlite runs one statement at a
- * time: each trigger commits before the next request is read, so a worker woken every 5 ms fetches
- * batches of one and pays a run's statements per trigger. Woken at most every 20 ms, it finds the
- * triggers of that interval in one fetch and starts them in one transaction (the same statements a
- * PostgreSQL batch runs); an idle server still wakes it at once (BENCHMARKS.md, "Embedded engine").
+ * time: a worker's round (its fetch, its transaction, a run's statements) costs the same whether it
+ * starts 5 triggers or 50, and the API waits while it runs. Woken on timing alone (20 ms, as until
+ * 2026-11-27), the round's size followed the rate: at c=10 it settled at the ten triggers of one
+ * trigger write, and the rounds' fixed cost halved the rate (637–832/s, 1.3–1.6 statements per
+ * trigger, on a build that had also given 1,514/s). So on PGlite a wake waits until
+ * EMBEDDED_WAKE_JOBS jobs were sent since the last one, or at most EMBEDDED_WAKE_INTERVAL_MS: under
+ * load every round starts about fifty triggers in one transaction whatever the rate, and its length
+ * (what a request waits behind) stays bounded; an idle server still wakes the worker at once
+ * (BENCHMARKS.md, "Embedded engine").
  */
-const EMBEDDED_WAKE_INTERVAL_MS = 20;
+const EMBEDDED_WAKE_INTERVAL_MS = 100;
+const EMBEDDED_WAKE_JOBS = 50;
 
 /** pg-boss statements, run on the caller's Kysely handle, its transaction or the pool (pg-boss's own public adapter). */
 const onTransaction = (db: Db): IDatabase => fromKysely(db);
@@ -119,9 +125,11 @@ export class Queue {
   readonly database: { url?: string; pglite?: PGlite };
   private readonly aheadMs: (() => number) | undefined;
   private readonly wakeIntervalMs: number;
+  /** Jobs sent since the last wake that send it at once, before its interval ends (PGlite only). */
+  private readonly wakeJobs: number;
   private readonly wakes = new Map<
     QueueName,
-    { timer?: NodeJS.Timeout; inFlight: boolean; again: boolean; last: number }
+    { timer?: NodeJS.Timeout; inFlight: boolean; again: boolean; last: number; pending: number }
   >();
 
   constructor(options: QueueOptions) {
@@ -132,6 +140,7 @@ export class Queue {
     this.database = { url: options.url, pglite: options.pglite };
     this.aheadMs = options.aheadMs;
     this.wakeIntervalMs = options.pglite ? EMBEDDED_WAKE_INTERVAL_MS : WAKE_INTERVAL_MS;
+    this.wakeJobs = options.pglite ? EMBEDDED_WAKE_JOBS : Number.POSITIVE_INFINITY;
     const common = {
       schema: this.schema,
       useListenNotify: true,
@@ -240,15 +249,22 @@ export class Queue {
   }
 
   /**
-   * Wakes the queue's workers after jobs were committed outside a transaction: one NOTIFY now when
-   * none went out in the last WAKE_INTERVAL_MS (EMBEDDED_WAKE_INTERVAL_MS on PGlite), else one when that interval ends, and always one sent
-   * after this call (a NOTIFY already in flight may have left before the caller's commit). A lost
+   * Wakes the queue's workers after `jobs` jobs were committed outside a transaction: one NOTIFY now
+   * when none went out in the last WAKE_INTERVAL_MS (on PGlite EMBEDDED_WAKE_INTERVAL_MS, or sooner once
+   * EMBEDDED_WAKE_JOBS jobs were sent since the last), else one when that interval ends, and always one
+   * sent after this call (a NOTIFY already in flight may have left before the caller's commit). A lost
    * NOTIFY only delays the jobs until the workers' next poll.
    */
-  wake(db: Db, name: QueueName) {
+  wake(db: Db, name: QueueName, jobs = 1) {
     let state = this.wakes.get(name);
-    if (!state) this.wakes.set(name, (state = { inFlight: false, again: false, last: 0 }));
-    if (state.timer) return;
+    if (!state) this.wakes.set(name, (state = { inFlight: false, again: false, last: 0, pending: 0 }));
+    state.pending += jobs;
+    const enough = state.pending >= this.wakeJobs;
+    if (state.timer) {
+      if (!enough) return;
+      clearTimeout(state.timer);
+      state.timer = undefined;
+    }
     if (state.inFlight) {
       state.again = true;
       return;
@@ -258,16 +274,17 @@ export class Queue {
       wakeState.timer = undefined;
       wakeState.inFlight = true;
       wakeState.last = Date.now();
+      wakeState.pending = 0;
       db.executeQuery(this.notifySql(name))
         .catch(() => {})
         .finally(() => {
           wakeState.inFlight = false;
           if (!wakeState.again) return;
           wakeState.again = false;
-          this.wake(db, name);
+          this.wake(db, name, 0);
         });
     };
-    const delay = state.last + this.wakeIntervalMs - Date.now();
+    const delay = enough ? 0 : state.last + this.wakeIntervalMs - Date.now();
     if (delay <= 0) send();
     else state.timer = setTimeout(send, delay);
   }

@@ -94,7 +94,11 @@ export class TriggerWriter {
       if (group.length === 1) group[0]!.reject(error);
       else await Promise.all(group.map((pending) => this.insert([pending]).then(pending.resolve, pending.reject)));
     }
-    this.queue.wake(this.db, QUEUES.trigger);
+    this.queue.wake(
+      this.db,
+      QUEUES.trigger,
+      group.reduce((sum, pending) => sum + pending.executions.length, 0),
+    );
   }
 
   private insert(group: PendingWrite[]) {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
+import { anyText } from '../db/json-lists.js';
 
 /** The live list (versionPk null) or one draft version of it. */
 export interface MemberSet {
@@ -49,7 +50,7 @@ export async function removeMembers(db: Db, set: MemberSet, distinctIds: string[
       delete from subscriber_list_members m
       where ${sameSet(set)} and m.user_id in (
         select id from users where workspace_id = ${set.workspaceId}
-          and distinct_id in (select value from jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb))
+          and distinct_id = ${anyText(distinctIds)}
       )
       returning m.user_id
     ), recorded as (${recordEvents(set.workspaceId, 'removed', event)})

@@ -3,6 +3,7 @@ import type { Db, Trx } from '../db/database.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 import type { ObjectRef, ObjectRow } from './objects.js';
 import type { UserRow } from './users.js';
+import { anyText } from '../db/json-lists.js';
 
 export interface SubscriptionRow {
   id: number;
@@ -73,7 +74,7 @@ export async function deleteSubscriptions(
         eb(
           'user_id',
           'in',
-          sql<number>`(select id from users where workspace_id = ${workspaceId} and distinct_id in (select value from jsonb_array_elements_text(${JSON.stringify(distinctIds)}::jsonb)))`,
+          sql<number>`(select id from users where workspace_id = ${workspaceId} and distinct_id = ${anyText(distinctIds)})`,
         ),
         eb(
           'child_object_id',

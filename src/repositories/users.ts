@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import { reusableQuery } from '../db/reusable-query.js';
+import { anyText } from '../db/json-lists.js';
 import { saveStates, type StateWrite } from './entity-states.js';
 import { beyondWindow, cursorPage, windowOrder, withinWindow, type CursorWindow } from './cursor-page.js';
 
@@ -29,10 +30,6 @@ export async function findUserByDistinctId(db: Db, workspaceId: number, distinct
   return (await selectUserByDistinctId(db, workspaceId, distinctId))[0];
 }
 
-/** A JSON list as rows of one text column: the same SQL on both engines, whatever the list length. */
-const textList = (values: string[]) =>
-  sql<string>`(select value from jsonb_array_elements_text(${JSON.stringify(values)}::jsonb) as ids(value))`;
-
 /** The named users of a workspace (unlocked); absent ones are missing from the result. One statement. */
 export function findUsersByDistinctIds(db: Db, workspaceId: number, distinctIds: string[]): Promise<UserRow[]> {
   if (distinctIds.length === 0) return Promise.resolve([]);
@@ -40,7 +37,7 @@ export function findUsersByDistinctIds(db: Db, workspaceId: number, distinctIds:
     .selectFrom('users')
     .select(USER_COLUMNS)
     .where('workspace_id', '=', workspaceId)
-    .where('distinct_id', 'in', textList(distinctIds))
+    .where('distinct_id', '=', anyText(distinctIds))
     .execute();
 }
 
@@ -54,7 +51,7 @@ export function lockUsers(trx: Trx, workspaceId: number, distinctIds: string[]):
     .selectFrom('users')
     .select(USER_COLUMNS)
     .where('workspace_id', '=', workspaceId)
-    .where('distinct_id', 'in', textList(distinctIds))
+    .where('distinct_id', '=', anyText(distinctIds))
     .orderBy('distinct_id')
     .forUpdate()
     .execute();
@@ -94,7 +91,7 @@ export async function deleteUsers(db: Db, workspaceId: number, distinctIds: stri
         .selectFrom('users')
         .select('id')
         .where('workspace_id', '=', workspaceId)
-        .where('distinct_id', 'in', textList(distinctIds))
+        .where('distinct_id', '=', anyText(distinctIds))
         .orderBy('distinct_id')
         .forUpdate(),
     )

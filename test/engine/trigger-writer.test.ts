@@ -3,6 +3,7 @@ import { useTestApp, type TestApp } from '../support/app.js';
 import type { WorkspaceFixture } from '../support/fixtures.js';
 import { engineWorkspace, inbox, liveWorkflow, newExecution, triggerJobsOf } from '../support/engine-drivers.js';
 import { runOf } from '../support/flow.js';
+import { QUEUES } from '../../src/engine/queue.js';
 import { MAX_TRIGGER_GROUP, triggerJob } from '../../src/engine/trigger-jobs.js';
 import { TriggerWriter } from '../../src/engine/trigger-writer.js';
 import { newUlid } from '../../src/ids.js';
@@ -122,6 +123,23 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     expect(await t().db.selectFrom('executions').select('id').where('id', 'in', ids).execute()).toHaveLength(6);
     // A job per statement: the four that waited share one (PGlite: the six share one).
     expect(await jobsOf(t(), ids)).toBe(onPostgres ? 3 : 1);
+  });
+
+  it('wakes the trigger queue with the number of executions each statement wrote (PGlite wakes at once for 50)', async () => {
+    const ws = await engineWorkspace(t);
+    const queue = t().engineRuntime!.queue;
+    const writer = new TriggerWriter(t().db, queue);
+    const wake = vi.spyOn(queue, 'wake');
+    try {
+      const { outcomes } = writeAll(writer, Array(6).fill(ws.workspaceId));
+      await outcomes;
+      const woken = wake.mock.calls.filter(([, name]) => name === QUEUES.trigger).map(([, , jobs]) => jobs);
+      // PostgreSQL: three statements (1, 1, 4); PGlite: one of six.
+      expect(woken.reduce((sum: number, jobs) => sum + (jobs ?? 1), 0)).toBe(6);
+      expect(woken).toHaveLength(onPostgres ? 3 : 1);
+    } finally {
+      wake.mockRestore();
+    }
   });
 
   it('cuts a group’s jobs at MAX_TRIGGER_GROUP executions of one workspace; a job that starts later stays its own', async () => {
