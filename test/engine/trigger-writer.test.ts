@@ -133,10 +133,12 @@ describe('plain triggers of concurrent requests: one statement for many', () => 
     try {
       const { outcomes } = writeAll(writer, Array(6).fill(ws.workspaceId));
       await outcomes;
-      const woken = wake.mock.calls.filter(([, name]) => name === QUEUES.trigger).map(([, , jobs]) => jobs);
+      // A wake of 0 jobs is the queue's own: the one it owes a call that came while a NOTIFY was in flight.
+      const woken = wake.mock.calls
+        .filter(([, name, jobs]) => name === QUEUES.trigger && jobs !== 0)
+        .map(([, , jobs]) => jobs ?? 1);
       // PostgreSQL: three statements (1, 1, 4); PGlite: one of six.
-      expect(woken.reduce((sum: number, jobs) => sum + (jobs ?? 1), 0)).toBe(6);
-      expect(woken).toHaveLength(onPostgres ? 3 : 1);
+      expect(woken.sort()).toEqual(onPostgres ? [1, 1, 4] : [6]);
     } finally {
       wake.mockRestore();
     }
