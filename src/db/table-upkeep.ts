@@ -36,7 +36,7 @@ export const FREEZE_MAX_AGE = 200_000_000;
  * sample of 30,000 rows). On the tables a 60-second embedded benchmark leaves (32,000 runs, messages and
  * executions), an ANALYZE at 100 held PGlite's one connection, and so every request and job, 270–540 ms per
  * table (880 ms on a cold start); at 10 (a sample of 3,000 rows), 24–37 ms. Herald's statements find rows by
- * keys, for which the row counts and distinct counts of the smaller sample choose the same plans.
+ * keys, whose plans need row and distinct counts more than fine histograms (docs/engine.md, "Table upkeep").
  */
 export const UPKEEP_STATISTICS_TARGET = 10;
 
