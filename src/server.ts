@@ -2,6 +2,7 @@ import type pino from 'pino';
 import { outboundPolicyOf } from './channels/outbound.js';
 import { surfaceUrls, tracingOn, type Config } from './config.js';
 import { openDatabase, type OpenDatabase } from './db/open.js';
+import { startTableUpkeep } from './db/table-upkeep.js';
 import type { BootstrapResult } from './services/workspaces.js';
 
 /**
@@ -24,8 +25,9 @@ const loadServerModules = () =>
 
 /**
  * The long-running process (docs/engine.md, "Process model"): the API, the worker, or both (the
- * default of `npm start`). SIGTERM closes the API (in-flight requests finish), then stops the worker
- * (in-flight jobs finish or go back to the queue), then closes the database, and exits 0.
+ * default of `npm start`), and on the embedded database its table upkeep (src/db/table-upkeep.ts). SIGTERM stops
+ * the upkeep, closes the API (in-flight requests finish), then stops the worker (in-flight jobs finish or go back
+ * to the queue), then closes the database, and exits 0.
  */
 
 const FIRST_WORKSPACE = 'staging';
@@ -135,6 +137,9 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
   // pg-boss recovers from these (a lost connection, a failed upkeep pass) but they are worth seeing.
   queue.onError((error) => log.warn({ err: error }, 'queue error'));
   await engine?.start();
+  // The embedded database's autovacuum (src/db/table-upkeep.ts), beside the worker in the process that owns the PGlite;
+  // none on PostgreSQL.
+  const upkeep = engine ? startTableUpkeep(database, log) : undefined;
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -145,11 +150,15 @@ export async function runHerald(config: Config, roles: Roles, tracing?: { shutdo
     closing = true;
     log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests and jobs');
     try {
+      // First: no VACUUM or ANALYZE starts while requests and jobs finish; a check under way ends after its current
+      // statement, awaited only before the database closes.
+      const upkeepStopped = upkeep?.stop();
       await app?.close();
       await statusApp?.close();
       await queue.stop(8000);
       // The SMTP pools' connections end with a QUIT, not a reset, once no delivery can use them.
       await closeProviders(providers);
+      await upkeepStopped;
       await database.close();
       await tracing?.shutdown();
       log.info('shut down cleanly');

@@ -251,6 +251,9 @@ export const startHerald: typeof Contract.startHerald = async (
       preferenceLinks: { signer: secretBox, publicUrl: baseUrl },
     });
     await engine.start();
+    // No table upkeep (src/db/table-upkeep.ts), which `npm start` runs on its embedded database: this one lives for
+    // a test file at most, is emptied at each close, and never grows the dead rows that upkeep reclaims; a check would
+    // take the one connection at a moment the test did not choose, and its timer would run under a suite's fake timers.
 
     const credentials = await bootstrapWorkspace(db, secretBox, { slug: options.workspace ?? 'test', actor: null });
     if (options.load)

@@ -40,6 +40,12 @@ function isStale(error: unknown) {
 
 /** Statements that can be prepared; anything else (DDL, SET, transaction control) goes to `query()`. */
 const PREPARABLE = /^\s*(?:select|insert|update|delete|with|values)\b/i;
+/**
+ * Not preparable, but no statement's result changes with them: the names stay (the embedded upkeep's statements,
+ * src/db/table-upkeep.ts, would otherwise have every name parsed again after each of its checks). A plan an ANALYZE
+ * makes stale, PostgreSQL makes again itself.
+ */
+const KEEPS_NAMES = /^\s*(?:vacuum|analyze|(?:set|reset)\s+default_statistics_target)\b/i;
 
 function concat(parts: Uint8Array[]): Uint8Array {
   let length = 0;
@@ -110,7 +116,7 @@ export class PGliteStatements {
   async query<R>(sql: string, parameters: readonly unknown[], transaction?: Transaction): Promise<Results<R>> {
     if (!PREPARABLE.test(sql)) {
       // DDL may change what a prepared statement returns: start again with fresh names.
-      this.forgetAll();
+      if (!KEEPS_NAMES.test(sql)) this.forgetAll();
       return transaction ? transaction.query<R>(sql, [...parameters]) : this.unprepared<R>(sql, [...parameters]);
     }
     if (transaction) return this.pglite._runExclusiveQuery(() => this.run<R>(sql, parameters, true));
@@ -184,10 +190,11 @@ export class PGliteStatements {
 
   /**
    * A statement planned on every run (`PLANNED_EACH_TIME`, src/db/database.ts), as on PostgreSQL: a named
-   * statement's plan is made once, when the table it reads may still be small, and PGlite has no
-   * autovacuum whose ANALYZE would ever make it again. Unnamed, but still one exchange: Parse, Describe
-   * (its parameter types), Bind, Describe, Execute, Sync. The parameter types are those of a first
-   * parse, kept per text.
+   * statement's plan is made once, when the table it reads may still be small, and made again only after
+   * an ANALYZE of that table, which on PGlite comes from Herald's upkeep (src/db/table-upkeep.ts) at most
+   * once a minute: a fan-out grows the table by thousands of rows meanwhile. Unnamed, but still one
+   * exchange: Parse, Describe (its parameter types), Bind, Describe, Execute, Sync. The parameter types
+   * are those of a first parse, kept per text.
    */
   private async executeUnnamed<R>(sql: string, parameters: readonly unknown[]): Promise<Results<R>> {
     let parameterTypes = this.unnamedTypes.get(sql);

@@ -163,6 +163,37 @@ describe('named PGlite statements', { timeout: 120_000 }, () => {
     expect(failure).toMatchObject({ code: '22012', query: expect.stringContaining('select 1/') });
   });
 
+  it('VACUUM and ANALYZE keep the names, and the plan an ANALYZE makes stale is made again', async () => {
+    const { pglite, plain, db } = await embedded();
+    await pglite.exec('create index t_note on t (note); set plan_cache_mode = force_generic_plan');
+    await db.insertInto('t').values({ id: 1, note: 'n' }).execute();
+    await sql`analyze t`.execute(db);
+    const byNote = () => sql`select id from t where note = ${'n'}`.execute(db);
+    await byNote();
+    const seen = crossings(pglite);
+    const name = async () =>
+      (await plain<{ name: string }>(`select name from pg_prepared_statements where statement like '%where note =%'`))
+        .rows[0]!.name;
+    // A plan made while the table had one row (`exec` reads it without going through the names).
+    const plan = async () =>
+      (await pglite.exec(`explain execute ${await name()}('n')`))[0]!.rows.map((row) => Object.values(row)[0]).join();
+    const before = await name();
+    expect(await plan()).toMatch(/Seq Scan/);
+    await plain(`insert into t (id, note) select g, g::text from generate_series(2, 20000) g`);
+    expect(await plan()).toMatch(/Seq Scan/);
+    // As the embedded upkeep sends them (src/db/table-upkeep.ts).
+    await sql`vacuum t`.execute(db);
+    await sql`set default_statistics_target = 10`.execute(db);
+    await sql`analyze t`.execute(db);
+    await sql`reset default_statistics_target`.execute(db);
+    seen.splice(0);
+    await byNote();
+    // Still the same name, bound at once (no Parse); PostgreSQL made its plan again from the new statistics.
+    expect(seen).toEqual(['B']);
+    expect(await name()).toBe(before);
+    expect(await plan()).toMatch(/Index/);
+  });
+
   it('a syntax error is the database error query() throws, and the next statement runs', async () => {
     const { pglite, plain } = await embedded();
     const prepared = await pglite.query('selec $1', [1]).catch((error: unknown) => error);
