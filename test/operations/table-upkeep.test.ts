@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Db } from '../../src/db/database.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDatabase, type Db } from '../../src/db/database.js';
 import {
   FIRST_UPKEEP_MS,
   startTableUpkeep,
@@ -14,7 +14,6 @@ import {
   upkeepTables,
   VACUUM_THRESHOLD,
 } from '../../src/db/table-upkeep.js';
-import { buildTestApp, type TestApp } from '../support/app.js';
 import { createPrivateDatabase } from '../support/private-database.js';
 import { prepareHeraldProcesses, startServer } from '../support/server-process.js';
 
@@ -65,29 +64,35 @@ function recordingLog() {
 
 const mine = <T extends { schema: string }>(done: T[]) => done.filter((target) => target.schema === SCHEMA);
 
-describe.skipIf(!embedded)('table upkeep on the embedded database', { timeout: 120_000 }, () => {
-  let t: TestApp;
+// Its own in-memory PGlite, whichever engine the suite runs on: the upkeep is PGlite's (it starts nothing on PostgreSQL).
+describe('table upkeep on the embedded database', { timeout: 120_000 }, () => {
+  let db: Db;
   beforeAll(async () => {
-    t = await buildTestApp();
+    ({ db } = createDatabase({ url: undefined, dataDir: 'memory://' }));
+    await sql`select 1`.execute(db);
   });
   afterAll(async () => {
-    await t?.close();
+    await db?.destroy();
+  });
+  beforeEach(async () => {
+    await sql`create schema ${sql.id(SCHEMA)}`.execute(db);
   });
   afterEach(async () => {
-    await sql`drop schema if exists ${sql.id(SCHEMA)} cascade`.execute(t.db);
+    await sql`drop schema if exists ${sql.id(SCHEMA)} cascade`.execute(db);
   });
+  /** An upkeep whose timer never fires within a test: its checks are the test's calls. */
+  const upkeepOf = (log = recordingLog()) => new TableUpkeep(db, log, UPKEEP_INTERVAL_MS, UPKEEP_INTERVAL_MS);
 
   it('vacuums a table past the dead rows threshold and analyzes one past the changed rows threshold', async () => {
-    await sql`create schema ${sql.id(SCHEMA)}`.execute(t.db);
     // 300 rows updated twice: 600 dead rows (> 50 + 0.2 × 300) and 900 changes (> 50 + 0.1 × 300).
-    await churn(t.db, 'churned.table', 300, 2);
+    await churn(db, 'churned.table', 300, 2);
     // Inserted only: 300 changes to analyze, no dead row, fewer inserts than a VACUUM waits for (1000 + 0.2 × 300).
-    await churn(t.db, 'inserted', 300, 0);
+    await churn(db, 'inserted', 300, 0);
     // Never analyzed, never vacuumed: what PGlite had before (no autovacuum).
-    expect(await statsOf(t.db, 'churned.table')).toMatchObject({ vacuum_count: 0, analyze_count: 0, reltuples: -1 });
+    expect(await statsOf(db, 'churned.table')).toMatchObject({ vacuum_count: 0, analyze_count: 0, reltuples: -1 });
 
     const log = recordingLog();
-    const upkeep = new TableUpkeep(t.db, log, UPKEEP_INTERVAL_MS, UPKEEP_INTERVAL_MS);
+    const upkeep = upkeepOf(log);
     try {
       const done = await upkeep.check();
       expect(mine(done)).toEqual([
@@ -98,78 +103,75 @@ describe.skipIf(!embedded)('table upkeep on the embedded database', { timeout: 1
       await upkeep.stop();
     }
     expect(log.warnings).toEqual([]);
-    expect(await statsOf(t.db, 'churned.table')).toEqual({
+    expect(await statsOf(db, 'churned.table')).toEqual({
       n_live_tup: 300,
       n_dead_tup: 0,
       vacuum_count: 1,
       analyze_count: 1,
       reltuples: 300,
     });
-    expect(await statsOf(t.db, 'inserted')).toMatchObject({ vacuum_count: 0, analyze_count: 1, reltuples: 300 });
+    expect(await statsOf(db, 'inserted')).toMatchObject({ vacuum_count: 0, analyze_count: 1, reltuples: 300 });
     // Done: the next check finds nothing to do in them.
-    expect(mine(await tablesDue(t.db))).toEqual([]);
+    expect(mine(await tablesDue(db))).toEqual([]);
     // Sampled at the upkeep's statistics target (300 distinct ids: 101 histogram bounds at PostgreSQL's 100), and the
     // session's own setting is back.
     const { rows } = await sql<{ bounds: number }>`select array_length(histogram_bounds, 1) as bounds from pg_stats
-      where schemaname = ${SCHEMA} and tablename = 'churned.table' and attname = 'id'`.execute(t.db);
+      where schemaname = ${SCHEMA} and tablename = 'churned.table' and attname = 'id'`.execute(db);
     expect(rows).toEqual([{ bounds: UPKEEP_STATISTICS_TARGET + 1 }]);
-    expect(
-      (await sql<{ default_statistics_target: string }>`show default_statistics_target`.execute(t.db)).rows,
-    ).toEqual([{ default_statistics_target: '100' }]);
+    expect((await sql<{ default_statistics_target: string }>`show default_statistics_target`.execute(db)).rows).toEqual(
+      [{ default_statistics_target: '100' }],
+    );
   });
 
   it('a table not analyzed since the counters started is analyzed, and the dead rows its ANALYZE counts vacuumed next', async () => {
-    await sql`create schema ${sql.id(SCHEMA)}`.execute(t.db);
-    await churn(t.db, 'churned.table', 300, 2);
-    await sql`analyze ${table('churned.table')}`.execute(t.db);
+    await churn(db, 'churned.table', 300, 2);
+    await sql`analyze ${table('churned.table')}`.execute(db);
     // A restart, as PGlite has it: its counters are not kept, so every table starts from zero, dead rows unseen
     // (the counts still pending in the session first, or they would reach the view after the reset).
-    await sql`select pg_stat_force_next_flush()`.execute(t.db);
-    await sql`select pg_stat_reset()`.execute(t.db);
-    expect(await statsOf(t.db, 'churned.table')).toMatchObject({ n_dead_tup: 0, analyze_count: 0 });
-    const upkeep = new TableUpkeep(t.db, recordingLog(), UPKEEP_INTERVAL_MS, UPKEEP_INTERVAL_MS);
+    await sql`select pg_stat_force_next_flush()`.execute(db);
+    await sql`select pg_stat_reset()`.execute(db);
+    expect(await statsOf(db, 'churned.table')).toMatchObject({ n_dead_tup: 0, analyze_count: 0 });
+    const upkeep = upkeepOf();
     try {
       expect(mine(await upkeep.check())).toEqual([
         { schema: SCHEMA, table: 'churned.table', vacuum: false, analyze: true, ms: expect.any(Number) },
       ]);
-      expect((await statsOf(t.db, 'churned.table')).n_dead_tup).toBeGreaterThan(VACUUM_THRESHOLD + 0.2 * 300);
+      expect((await statsOf(db, 'churned.table')).n_dead_tup).toBeGreaterThan(VACUUM_THRESHOLD + 0.2 * 300);
       expect(mine(await upkeep.check())).toEqual([
         { schema: SCHEMA, table: 'churned.table', vacuum: true, analyze: false, ms: expect.any(Number) },
       ]);
     } finally {
       await upkeep.stop();
     }
-    expect(await statsOf(t.db, 'churned.table')).toMatchObject({ n_dead_tup: 0, vacuum_count: 1, analyze_count: 1 });
+    expect(await statsOf(db, 'churned.table')).toMatchObject({ n_dead_tup: 0, vacuum_count: 1, analyze_count: 1 });
   });
 
   it('leaves alone a table under the thresholds', async () => {
-    await sql`create schema ${sql.id(SCHEMA)}`.execute(t.db);
-    await churn(t.db, 'quiet', 40, 0);
-    const upkeep = new TableUpkeep(t.db, recordingLog(), UPKEEP_INTERVAL_MS, UPKEEP_INTERVAL_MS);
+    await churn(db, 'quiet', 40, 0);
+    const upkeep = upkeepOf();
     try {
       // Never analyzed: the first check does, whatever its counts.
       expect(mine(await upkeep.check()).map(({ table, vacuum, analyze }) => ({ table, vacuum, analyze }))).toEqual([
         { table: 'quiet', vacuum: false, analyze: true },
       ]);
       // 30 of its 40 rows updated: 30 dead (≤ 50 + 0.2 × 40), 30 changes (≤ 50 + 0.1 × 40).
-      await sql`update ${table('quiet')} set n = 1 where id <= 30`.execute(t.db);
+      await sql`update ${table('quiet')} set n = 1 where id <= 30`.execute(db);
       expect(mine(await upkeep.check())).toEqual([]);
     } finally {
       await upkeep.stop();
     }
-    expect(await statsOf(t.db, 'quiet')).toMatchObject({ n_dead_tup: 30, vacuum_count: 0, analyze_count: 1 });
+    expect(await statsOf(db, 'quiet')).toMatchObject({ n_dead_tup: 30, vacuum_count: 0, analyze_count: 1 });
   });
 
   it('a table that fails (dropped since the check picked it) is logged by name, and the others are still done', async () => {
-    await sql`create schema ${sql.id(SCHEMA)}`.execute(t.db);
-    await churn(t.db, 'a dropped one', 300, 2);
-    await churn(t.db, 'churned.table', 300, 2);
-    const picked = mine(await tablesDue(t.db));
+    await churn(db, 'a dropped one', 300, 2);
+    await churn(db, 'churned.table', 300, 2);
+    const picked = mine(await tablesDue(db));
     expect(picked.map((target) => target.table)).toEqual(['a dropped one', 'churned.table']);
-    await sql`drop table ${table('a dropped one')}`.execute(t.db);
+    await sql`drop table ${table('a dropped one')}`.execute(db);
 
     const log = recordingLog();
-    const done = await upkeepTables(t.db, picked, log);
+    const done = await upkeepTables(db, picked, log);
     expect(done).toEqual([
       expect.objectContaining({ table: 'a dropped one', failed: true }),
       { schema: SCHEMA, table: 'churned.table', vacuum: true, analyze: true, ms: expect.any(Number) },
@@ -180,29 +182,28 @@ describe.skipIf(!embedded)('table upkeep on the embedded database', { timeout: 1
         message: 'table upkeep failed on a table; the next check tries again',
       },
     ]);
-    expect(await statsOf(t.db, 'churned.table')).toMatchObject({ n_dead_tup: 0, vacuum_count: 1, analyze_count: 1 });
+    expect(await statsOf(db, 'churned.table')).toMatchObject({ n_dead_tup: 0, vacuum_count: 1, analyze_count: 1 });
   });
 
   it('checks on its timer, the first soon after the start, until stopped', async () => {
-    await sql`create schema ${sql.id(SCHEMA)}`.execute(t.db);
-    await churn(t.db, 'churned.table', 300, 2);
+    await churn(db, 'churned.table', 300, 2);
     const log = recordingLog();
-    const upkeep = new TableUpkeep(t.db, log, 50, 20);
+    const upkeep = new TableUpkeep(db, log, 50, 20);
     try {
-      for (let waited = 0; (await statsOf(t.db, 'churned.table')).vacuum_count === 0 && waited < 20_000; waited += 20)
+      for (let waited = 0; (await statsOf(db, 'churned.table')).vacuum_count === 0 && waited < 20_000; waited += 20)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await statsOf(t.db, 'churned.table')).toMatchObject({ vacuum_count: 1, n_dead_tup: 0 });
+      expect(await statsOf(db, 'churned.table')).toMatchObject({ vacuum_count: 1, n_dead_tup: 0 });
       expect(log.debugged.some((line) => line.message === 'table upkeep')).toBe(true);
     } finally {
       await upkeep.stop();
     }
     expect(upkeep.scheduled).toBe(false);
     // Stopped: churn past the thresholds again, and no check comes.
-    await sql`update ${table('churned.table')} set n = n + 1`.execute(t.db);
-    await sql`update ${table('churned.table')} set n = n + 1`.execute(t.db);
+    await sql`update ${table('churned.table')} set n = n + 1`.execute(db);
+    await sql`update ${table('churned.table')} set n = n + 1`.execute(db);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await upkeep.check()).toEqual([]);
-    expect(await statsOf(t.db, 'churned.table')).toMatchObject({ vacuum_count: 1 });
+    expect(await statsOf(db, 'churned.table')).toMatchObject({ vacuum_count: 1 });
   });
 });
 
@@ -211,35 +212,32 @@ describe('where table upkeep runs', () => {
     vi.useRealTimers();
   });
 
-  it.runIf(embedded)(
-    'embedded: started with one timer, the first check after FIRST_UPKEEP_MS; stop leaves none',
-    async () => {
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-      const checks: number[] = [];
-      const db = {} as Db;
-      const upkeep = startTableUpkeep({ kind: 'embedded', db }, recordingLog())!;
-      expect(upkeep).toBeInstanceOf(TableUpkeep);
-      vi.spyOn(upkeep, 'check').mockImplementation(async () => {
-        checks.push(Date.now());
-        return [];
-      });
-      expect(upkeep.scheduled).toBe(true);
-      expect(vi.getTimerCount()).toBe(1);
-      await vi.advanceTimersByTimeAsync(FIRST_UPKEEP_MS - 1);
-      expect(checks).toHaveLength(0);
-      await vi.advanceTimersByTimeAsync(1);
-      expect(checks).toHaveLength(1);
-      await vi.advanceTimersByTimeAsync(UPKEEP_INTERVAL_MS);
-      expect(checks).toHaveLength(2);
-      await upkeep.stop();
-      expect(upkeep.scheduled).toBe(false);
-      expect(vi.getTimerCount()).toBe(0);
-      await vi.advanceTimersByTimeAsync(10 * UPKEEP_INTERVAL_MS);
-      expect(checks).toHaveLength(2);
-    },
-  );
+  it('embedded: started with one timer, the first check after FIRST_UPKEEP_MS; stop leaves none', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const checks: number[] = [];
+    const db = {} as Db;
+    const upkeep = startTableUpkeep({ kind: 'embedded', db }, recordingLog())!;
+    expect(upkeep).toBeInstanceOf(TableUpkeep);
+    vi.spyOn(upkeep, 'check').mockImplementation(async () => {
+      checks.push(Date.now());
+      return [];
+    });
+    expect(upkeep.scheduled).toBe(true);
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(FIRST_UPKEEP_MS - 1);
+    expect(checks).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(checks).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(UPKEEP_INTERVAL_MS);
+    expect(checks).toHaveLength(2);
+    await upkeep.stop();
+    expect(upkeep.scheduled).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * UPKEEP_INTERVAL_MS);
+    expect(checks).toHaveLength(2);
+  });
 
-  it.runIf(!embedded)('PostgreSQL: none (its autovacuum does it), and no timer', () => {
+  it('PostgreSQL: none (its autovacuum does it), and no timer', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     expect(startTableUpkeep({ kind: 'postgres', db: {} as Db }, recordingLog())).toBeUndefined();
     expect(vi.getTimerCount()).toBe(0);
