@@ -5,7 +5,13 @@ import { sql } from 'kysely';
 import { createDatabase } from '../../src/db/database.js';
 import { describe, expect, it } from 'vitest';
 import { createPrivateDatabase } from '../support/private-database.js';
-import { prepareHeraldProcesses, processCallers, startServer, type ServerProcess } from '../support/server-process.js';
+import {
+  prepareHeraldProcesses,
+  processCallers,
+  publishInboxWorkflow,
+  startServer,
+  type ServerProcess,
+} from '../support/server-process.js';
 import { DEFINITION } from '../support/preferences.js';
 import { until } from '../support/faults.js';
 
@@ -41,27 +47,7 @@ describe('a worker killed mid fan-out', () => {
       const { call, management: managementAt } = await processCallers(() => server!.port, herald.credentials(server));
       const management = (method: string, path: string, body?: unknown) => managementAt(method, path, body);
       expect((await management('POST', '/preference_category/?commit=true', DEFINITION)).status).toBe(200);
-      // The real server renders with the template store: the workflow's template must exist and be live.
-      const templates = (method: string, path: string, body?: unknown) => managementAt(method, path, body, 'v2');
-      expect(
-        (await templates('POST', '/template/crowd/', { name: 'Crowd', enabled_channels: ['inbox'] })).status,
-      ).toBeLessThan(300);
-      expect(
-        (
-          await templates('POST', '/template/crowd/channel/inbox/variant/default/', {
-            locale: 'en',
-            content: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' },
-          })
-        ).status,
-      ).toBeLessThan(300);
-      expect((await templates('PATCH', '/template/crowd/commit/', {})).status).toBeLessThan(300);
-      await management('POST', '/workflow/crowd/', {
-        name: 'crowd',
-        category: 'order-updates',
-        trigger_type: 'api',
-        tree: { nodes: [{ name: 'inbox', node_type: 'send_inbox', template: 'crowd' }] },
-      });
-      expect((await management('PATCH', '/workflow/crowd/commit/')).status).toBe(202);
+      await publishInboxWorkflow({ management: managementAt }, 'crowd');
       await call('POST', '/v1/object/crowd/all/', {});
       for (let page = 0; page < SUBSCRIBERS / 100; page++) {
         const recipients = Array.from({ length: 100 }, (_, i) => `member-${page * 100 + i}`);

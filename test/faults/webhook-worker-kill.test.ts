@@ -5,7 +5,13 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { HttpPeer } from '../support/http-peer.js';
 import { createPrivateDatabase } from '../support/private-database.js';
-import { prepareHeraldProcesses, processCallers, startServer, type ServerProcess } from '../support/server-process.js';
+import {
+  prepareHeraldProcesses,
+  processCallers,
+  publishInboxWorkflow,
+  startServer,
+  type ServerProcess,
+} from '../support/server-process.js';
 import { waitFor } from '../support/engine-drivers.js';
 import { DEFINITION } from '../support/preferences.js';
 
@@ -72,21 +78,7 @@ async function killWhileHeld(plan: Plan) {
     });
     expect(endpoint.status).toBe(201);
     const secret = (endpoint.body as { secret: string }).secret;
-    expect(
-      (await management('POST', '/template/note/', { name: 'Note', enabled_channels: ['inbox'] }, 'v2')).status,
-    ).toBeLessThan(300);
-    const variant = { locale: 'en', content: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' } };
-    expect(
-      (await management('POST', '/template/note/channel/inbox/variant/default/', variant, 'v2')).status,
-    ).toBeLessThan(300);
-    expect((await management('PATCH', '/template/note/commit/', {}, 'v2')).status).toBeLessThan(300);
-    await management('POST', '/workflow/note/', {
-      name: 'note',
-      category: 'order-updates',
-      trigger_type: 'api',
-      tree: { nodes: [{ name: 'inbox', node_type: 'send_inbox', template: 'note' }] },
-    });
-    expect((await management('PATCH', '/workflow/note/commit/')).status).toBe(202);
+    await publishInboxWorkflow({ management }, 'note');
     const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `reader-${i}`);
     expect((await call('POST', '/trigger/', { workflow: 'note', recipients })).status).toBe(202);
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { ulid } from 'ulid';
+import { expect } from 'vitest';
 import { SecretBox } from '../../src/crypto/secret-box.js';
 import { createDatabase } from '../../src/db/database.js';
 import { bootstrapWorkspace } from '../../src/services/workspaces.js';
@@ -260,4 +261,32 @@ export async function succeeded(what: string, outcome: Promise<HttpOutcome>): Pr
   if (typeof result.status !== 'number' || result.status >= 300)
     throw new Error(`${what}: ${result.status} ${JSON.stringify(result.body)}`);
   return result.body as Record<string, unknown>;
+}
+
+/**
+ * Through a process's management API: a live inbox template `slug` (one variant greeting the recipient) and a
+ * committed workflow `slug` of category order-updates that sends it. The real server renders with the template
+ * store, so the workflow's template must exist and be live.
+ */
+export async function publishInboxWorkflow({ management }: Pick<ProcessCallers, 'management'>, slug: string) {
+  const name = slug[0]!.toUpperCase() + slug.slice(1);
+  expect(
+    (await management('POST', `/template/${slug}/`, { name, enabled_channels: ['inbox'] }, 'v2')).status,
+  ).toBeLessThan(300);
+  const variant = { locale: 'en', content: { header: 'Hello', text: 'Hi {{$recipient.distinct_id}}' } };
+  expect(
+    (await management('POST', `/template/${slug}/channel/inbox/variant/default/`, variant, 'v2')).status,
+  ).toBeLessThan(300);
+  expect((await management('PATCH', `/template/${slug}/commit/`, {}, 'v2')).status).toBeLessThan(300);
+  expect(
+    (
+      await management('POST', `/workflow/${slug}/`, {
+        name: slug,
+        category: 'order-updates',
+        trigger_type: 'api',
+        tree: { nodes: [{ name: 'inbox', node_type: 'send_inbox', template: slug }] },
+      })
+    ).status,
+  ).toBeLessThan(300);
+  expect((await management('PATCH', `/workflow/${slug}/commit/`)).status).toBe(202);
 }
