@@ -80,13 +80,14 @@ export class TriggerWriter {
       count += this.waiting[take++]!.executions.length;
     const group = this.waiting.splice(0, take);
     this.inFlight += 1;
-    void this.send(group).finally(() => {
+    void this.send(group, count).finally(() => {
       this.inFlight -= 1;
       this.next();
     });
   }
 
-  private async send(group: PendingWrite[]) {
+  /** Writes the group (`executions` in all), then wakes the trigger queue with that count. */
+  private async send(group: PendingWrite[], executions: number) {
     try {
       await this.insert(group);
       for (const pending of group) pending.resolve();
@@ -94,11 +95,7 @@ export class TriggerWriter {
       if (group.length === 1) group[0]!.reject(error);
       else await Promise.all(group.map((pending) => this.insert([pending]).then(pending.resolve, pending.reject)));
     }
-    this.queue.wake(
-      this.db,
-      QUEUES.trigger,
-      group.reduce((sum, pending) => sum + pending.executions.length, 0),
-    );
+    this.queue.wake(this.db, QUEUES.trigger, executions);
   }
 
   private insert(group: PendingWrite[]) {
